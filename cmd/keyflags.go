@@ -1,0 +1,232 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/kvctl/kvctl/connector"
+	"github.com/kvctl/kvctl/keys"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// keyFlags are the flags that decide block keys, shared by keys, holes and
+// serve. Configuration files fill what the flags leave unset; flags win.
+type keyFlags struct {
+	TokensPerBlock int
+	Lookahead      int
+	Scheme         string
+	CacheSalt      string
+	LoRATaskID     int64
+	MMHashes       []string
+	Namespace      string
+	ModelKey       string
+	TP             int
+	Rank           int
+	AllRanks       bool
+	AttentionDP    bool
+	LayerGroups    []string
+	Replicated     []string
+	GroupKeys      bool
+	MooncakeConfig string
+	LLMConfig      string
+}
+
+// keySetup is what keyFlags resolve to.
+type keySetup struct {
+	Scheme    keys.Scheme
+	Scope     keys.Scope
+	Lookahead int
+	Layout    keys.Layout
+	Namespace keys.Namespace
+	GroupKeys bool
+	// Mooncake is the client configuration, when one was read.
+	Mooncake *connector.MooncakeConfig
+}
+
+func (f *keyFlags) register(fs *pflag.FlagSet, scopeFlags bool) {
+	fs.IntVar(&f.TokensPerBlock, "tokens-per-block", 0, "tokens per block T (default: kv_cache_config.tokens_per_block from --llm-config)")
+	fs.IntVar(&f.Lookahead, "lookahead", 0, "prompt lookahead L of a one-model MTP/EAGLE3 draft (default: from --llm-config's speculative_config)")
+	fs.StringVar(&f.Scheme, "scheme", "trtllm", "seed scheme: trtllm, trtllm-fork or trtllm-legacy")
+	if scopeFlags {
+		fs.StringVar(&f.CacheSalt, "cache-salt", "", "cache salt of the request")
+		fs.Int64Var(&f.LoRATaskID, "lora-task-id", 0, "LoRA task id of the request (0 is a task id, not 'none')")
+		fs.StringArrayVar(&f.MMHashes, "mm-hash", nil, "multimodal item hash as 8 comma-separated int32 values, in prompt order (repeatable)")
+	}
+	fs.StringVar(&f.Namespace, "namespace", "", "key namespace (default: the Mooncake config's namespace, else trtllm)")
+	fs.StringVar(&f.ModelKey, "model-key", "", "model key of the page keys (default: the Mooncake config's model_key)")
+	fs.IntVar(&f.TP, "tp", 1, "tensor-parallel size: shards are keyed w{tp}r{rank}")
+	fs.IntVar(&f.Rank, "rank", 0, "TP rank whose shard is keyed")
+	fs.BoolVar(&f.AllRanks, "all-ranks", false, "key every TP rank's shard, as a TP lookup asks for them")
+	fs.BoolVar(&f.AttentionDP, "attention-dp", false, "attention data parallelism: every owner keys pages w1r0 (default: enable_attention_dp from --llm-config)")
+	fs.StringArrayVar(&f.LayerGroups, "layer-group", nil, "layer group as ID:BYTES_PER_PAGE, e.g. 0:64KiB (repeatable; default 0:64KiB)")
+	fs.StringArrayVar(&f.Replicated, "replicated-layer-group", nil, "replicated layer group as ID:BYTES_PER_PAGE, keyed 'replicated' (repeatable)")
+	fs.BoolVar(&f.GroupKeys, "group-keys", false, "also spell each block's eviction group key")
+	fs.StringVar(&f.MooncakeConfig, "mooncake-config", "", "Mooncake client JSON (default $MOONCAKE_CONFIG_PATH): namespace, model_key")
+	fs.StringVar(&f.LLMConfig, "llm-config", "", "TensorRT-LLM extra LLM-API YAML: tokens_per_block, enable_attention_dp, speculative_config")
+}
+
+// resolve merges configuration files and flags into a keySetup.
+func (f *keyFlags) resolve(c *cobra.Command, getenv func(string) string) (keySetup, error) {
+	var s keySetup
+	if err := f.applyConfigs(c, getenv, &s); err != nil {
+		return s, err
+	}
+	scheme, err := keys.ParseScheme(f.Scheme)
+	if err != nil {
+		return s, asUsage(fmt.Errorf("--scheme: %w", err))
+	}
+	s.Scheme, s.Lookahead, s.GroupKeys = scheme, f.Lookahead, f.GroupKeys
+	if f.TokensPerBlock <= 0 {
+		return s, usagef("--tokens-per-block must be positive, got %d (set it or give --llm-config with kv_cache_config.tokens_per_block)", f.TokensPerBlock)
+	}
+	if f.Lookahead < 0 {
+		return s, usagef("--lookahead must not be negative, got %d", f.Lookahead)
+	}
+	if s.Scope, err = f.scope(c); err != nil {
+		return s, err
+	}
+	if s.Layout, err = f.layout(); err != nil {
+		return s, err
+	}
+	s.Namespace = keys.Namespace{Name: f.Namespace, ModelKey: f.ModelKey}
+	if s.Namespace.Name == "" {
+		s.Namespace.Name = "trtllm"
+	}
+	return s, nil
+}
+
+// applyConfigs fills unset flags from the Mooncake JSON and the LLM YAML.
+func (f *keyFlags) applyConfigs(c *cobra.Command, getenv func(string) string, s *keySetup) error {
+	changed := c.Flags().Changed
+	path := f.MooncakeConfig
+	if path == "" {
+		path = getenv("MOONCAKE_CONFIG_PATH")
+	}
+	if path != "" {
+		mc, err := connector.LoadMooncakeConfig(path)
+		if err != nil {
+			return asUsage(err)
+		}
+		s.Mooncake = &mc
+		if !changed("namespace") {
+			f.Namespace = mc.Namespace
+		}
+		if !changed("model-key") {
+			f.ModelKey = mc.ModelKey
+		}
+	}
+	if f.LLMConfig == "" {
+		return nil
+	}
+	lc, err := connector.LoadLLMConfig(f.LLMConfig)
+	if err != nil {
+		return asUsage(err)
+	}
+	if !changed("tokens-per-block") && lc.TokensPerBlock > 0 {
+		f.TokensPerBlock = lc.TokensPerBlock
+	}
+	if !changed("lookahead") {
+		f.Lookahead = lc.Lookahead
+	}
+	if !changed("attention-dp") {
+		f.AttentionDP = lc.EnableAttentionDP
+	}
+	return nil
+}
+
+func (f *keyFlags) scope(c *cobra.Command) (keys.Scope, error) {
+	sc := keys.Scope{CacheSalt: f.CacheSalt}
+	if c.Flags().Changed("lora-task-id") {
+		id := f.LoRATaskID
+		sc.LoRATaskID = &id
+	}
+	for _, h := range f.MMHashes {
+		v, err := parseMMHash(h)
+		if err != nil {
+			return sc, asUsage(fmt.Errorf("--mm-hash %q: %w", h, err))
+		}
+		sc.Multimodal = append(sc.Multimodal, v)
+	}
+	return sc, nil
+}
+
+// parseMMHash parses "a,b,c,d,e,f,g,h" into 8 int32 values.
+func parseMMHash(s string) ([8]int32, error) {
+	var out [8]int32
+	parts := strings.Split(s, ",")
+	if len(parts) != 8 {
+		return out, fmt.Errorf("want 8 comma-separated int32 values, got %d", len(parts))
+	}
+	for i, p := range parts {
+		v, err := strconv.ParseInt(strings.TrimSpace(p), 10, 32)
+		if err != nil {
+			return out, fmt.Errorf("value %d %q is not an int32", i+1, p)
+		}
+		out[i] = int32(v)
+	}
+	return out, nil
+}
+
+// layout builds the page layout from the parallelism and layer-group flags.
+func (f *keyFlags) layout() (keys.Layout, error) {
+	l := keys.Layout{TokensPerBlock: f.TokensPerBlock, World: f.TP, Ranks: []int{f.Rank}}
+	switch {
+	case f.TP < 1:
+		return l, usagef("--tp must be at least 1, got %d", f.TP)
+	case f.AttentionDP && (f.TP != 1 || f.Rank != 0 || f.AllRanks):
+		return l, usagef("--attention-dp keys every owner w1r0: it cannot go with --tp, --rank or --all-ranks")
+	case f.AllRanks && f.Rank != 0:
+		return l, usagef("--all-ranks and --rank cannot go together")
+	case f.Rank < 0 || f.Rank >= f.TP:
+		return l, usagef("--rank %d is outside the TP size %d (want 0..%d)", f.Rank, f.TP, f.TP-1)
+	}
+	if f.AllRanks {
+		l.Ranks = make([]int, f.TP)
+		for i := range l.Ranks {
+			l.Ranks[i] = i
+		}
+	}
+	specs := f.LayerGroups
+	if len(specs) == 0 {
+		specs = []string{"0:64KiB"}
+	}
+	var err error
+	if l.LayerGroups, err = parseLayerGroups("--layer-group", specs); err != nil {
+		return l, err
+	}
+	if l.Replicated, err = parseLayerGroups("--replicated-layer-group", f.Replicated); err != nil {
+		return l, err
+	}
+	if err := l.Validate(); err != nil {
+		return l, asUsage(err)
+	}
+	return l, nil
+}
+
+func parseLayerGroups(flag string, specs []string) ([]keys.LayerGroup, error) {
+	var out []keys.LayerGroup
+	for _, s := range specs {
+		lg, err := keys.ParseLayerGroup(s)
+		if err != nil {
+			return nil, asUsage(fmt.Errorf("%s %q: %w", flag, s, err))
+		}
+		out = append(out, lg)
+	}
+	return out, nil
+}
+
+// openInput opens a file, or stdin for "-", and names it for errors.
+func openInput(ios *IOStreams, path string) (name string, r io.ReadCloser, err error) {
+	if path == "-" {
+		return "stdin", io.NopCloser(ios.In), nil
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return path, nil, err
+	}
+	return path, fh, nil
+}

@@ -1,0 +1,133 @@
+package cmd
+
+import (
+	"bufio"
+	"fmt"
+	"strings"
+
+	"github.com/kvctl/kvctl/pool"
+	"github.com/spf13/cobra"
+)
+
+func newPoolLsCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
+	p := &poolFlag{}
+	var prefix string
+	c := &cobra.Command{
+		Use:     "ls --pool URL [--prefix P]",
+		Short:   "List a pool's keys, one per line",
+		Long:    "List a pool's readable keys, one per line, in no particular order." + poolExitCodes,
+		Example: "$ kvctl pool ls --pool mooncake://10.0.0.5:9003 --prefix trtllm/llama/ > keys.txt",
+		Args:    noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return withPool(c.Context(), ios, p, func(st pool.Store) error {
+				l, ok := st.(pool.Lister)
+				if !ok {
+					return fmt.Errorf("pool %s cannot list its keys", p.URL)
+				}
+				w := bufio.NewWriterSize(ios.Out, 1<<16)
+				err := l.List(c.Context(), prefix, func(k string) error {
+					_, err := w.WriteString(k + "\n")
+					return err
+				})
+				if ferr := w.Flush(); err == nil {
+					err = ferr
+				}
+				return err
+			})
+		},
+	}
+	p.register(c.Flags())
+	c.Flags().StringVar(&prefix, "prefix", "", "list only keys that start with this prefix")
+	return c
+}
+
+// existEntry is one line of pool exist -o json.
+type existEntry struct {
+	Key    string `json:"key"`
+	Status int    `json:"status"`
+}
+
+func newPoolExistCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
+	p := &poolFlag{}
+	var keysFrom string
+	c := &cobra.Command{
+		Use:   "exist --pool URL KEY... | --keys-from FILE",
+		Short: "Probe keys read-only: 1 present, 0 absent, negative a failed probe",
+		Long: `Probe keys without granting a lease (read-only). Status per key as Mooncake's
+batch_is_exist spells it: 1 present, 0 absent, negative = the probe failed
+(a Mooncake error code).` + poolExitCodes,
+		Example: "$ kvctl pool exist --pool redis://127.0.0.1:6379/0 trtllm/m/w1r0/lg0/t32b65536/0123abcd...\n$ kvctl keys --tokens p.json --tokens-per-block 32 --model-key m -o keys | kvctl pool exist --pool mem:// --keys-from - -o json",
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := g.checkOutput("table", "json"); err != nil {
+				return err
+			}
+			keyList, err := gatherKeys(ios, args, keysFrom)
+			if err != nil {
+				return err
+			}
+			return withPool(c.Context(), ios, p, func(st pool.Store) error {
+				status := make([]int, len(keyList))
+				if err := st.Exist(c.Context(), keyList, status); err != nil {
+					return err
+				}
+				return printExist(ios, g, keyList, status)
+			})
+		},
+	}
+	p.register(c.Flags())
+	c.Flags().StringVar(&keysFrom, "keys-from", "", "read keys from FILE, one per line (- for stdin)")
+	return c
+}
+
+// gatherKeys takes keys from the arguments or from a file, not both.
+func gatherKeys(ios *IOStreams, args []string, from string) ([]string, error) {
+	if (len(args) > 0) == (from != "") {
+		return nil, usagef("give keys as arguments or with --keys-from, not both or neither")
+	}
+	if from == "" {
+		return args, nil
+	}
+	name, r, err := openInput(ios, from)
+	if err != nil {
+		return nil, asUsage(fmt.Errorf("--keys-from: %w", err))
+	}
+	defer r.Close()
+	var out []string
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		if k := strings.TrimRight(sc.Text(), "\r"); k != "" {
+			out = append(out, k)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("reading keys from %q: %w", name, err)
+	}
+	return out, nil
+}
+
+func printExist(ios *IOStreams, g *globalOptions, keyList []string, status []int) error {
+	if g.Output == "json" {
+		out := make([]existEntry, len(keyList))
+		for i, k := range keyList {
+			out[i] = existEntry{Key: k, Status: status[i]}
+		}
+		return writeJSON(ios.Out, out)
+	}
+	tp := newTablePrinter(ios, "status", "key")
+	for i, k := range keyList {
+		tp.addRow(statusWord(status[i]), k)
+	}
+	return tp.render()
+}
+
+func statusWord(s int) string {
+	switch {
+	case s == 1:
+		return "present"
+	case s == 0:
+		return "absent"
+	default:
+		return fmt.Sprintf("failed %s", pool.Code(s))
+	}
+}

@@ -1,0 +1,173 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/kvctl/kvctl/pool"
+	"github.com/spf13/cobra"
+)
+
+// maxGetBytes bounds the buffer pool get grows to while looking for a
+// value's size.
+const maxGetBytes = 4 << 30
+
+func newPoolGetCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
+	p := &poolFlag{}
+	var to string
+	c := &cobra.Command{
+		Use:     "get --pool URL KEY [--to FILE]",
+		Short:   "Print a stored value's bytes, or write them to a file",
+		Long:    "Print a stored value's bytes to stdout, or write them to --to FILE. Exits 1 when the key is absent." + poolExitCodes,
+		Example: "$ kvctl pool get --pool redis://127.0.0.1:6379/0 trtllm/m/w1r0/lg0/t32b65536/0123... --to page.bin",
+		Args:    exactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return withPool(c.Context(), ios, p, func(st pool.Store) error {
+				val, err := getValue(c, st, args[0])
+				if err != nil {
+					return err
+				}
+				if to == "" {
+					_, err = ios.Out.Write(val)
+					return err
+				}
+				return os.WriteFile(to, val, 0o644)
+			})
+		},
+	}
+	p.register(c.Flags())
+	c.Flags().StringVar(&to, "to", "", "write the value to FILE instead of stdout")
+	return c
+}
+
+// getValue reads one value, growing the buffer until it fits.
+func getValue(c *cobra.Command, st pool.Store, key string) ([]byte, error) {
+	n := make([]int64, 1)
+	for size := 1 << 20; size <= maxGetBytes; size *= 4 {
+		buf := make([]byte, size)
+		if err := st.Get(c.Context(), []string{key}, [][]byte{buf}, n); err != nil {
+			return nil, err
+		}
+		switch {
+		case n[0] >= 0:
+			return buf[:n[0]], nil
+		case pool.Code(n[0]) != pool.InvalidParams:
+			return nil, &pool.Error{Code: pool.Code(n[0]), Op: "get", Key: key}
+		}
+	}
+	return nil, &pool.Error{Code: pool.InvalidParams, Op: "get", Key: key, Err: fmt.Errorf("value larger than %d bytes or not readable as bytes", maxGetBytes)}
+}
+
+type poolPutOptions struct {
+	From          string
+	SoftPinTTLMS  int64
+	Group         string
+	HardPin       bool
+	softPinWanted bool
+}
+
+func newPoolPutCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
+	p := &poolFlag{}
+	o := &poolPutOptions{}
+	c := &cobra.Command{
+		Use:   "put --pool URL KEY --from FILE",
+		Short: "Store a value if its key is absent",
+		Long: `Store FILE's bytes under KEY if the key is absent. A put never overwrites: when
+the key exists the command exits 0 and says on stderr that the stored value was
+kept (Mooncake's OBJECT_ALREADY_EXISTS, which its client reports as success).` + poolExitCodes,
+		Example: "$ kvctl pool put --pool mem://?snapshot=pool.snap k1 --from page.bin --soft-pin-ttl-ms 60000",
+		Args:    exactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			o.softPinWanted = c.Flags().Changed("soft-pin-ttl-ms")
+			return runPoolPut(c, ios, g, p, o, args[0])
+		},
+	}
+	p.register(c.Flags())
+	fs := c.Flags()
+	fs.StringVar(&o.From, "from", "", "file with the value's bytes (- for stdin)")
+	fs.Int64Var(&o.SoftPinTTLMS, "soft-pin-ttl-ms", 0, "soft-pin the value for this many milliseconds from publish")
+	fs.StringVar(&o.Group, "group", "", "eviction group id")
+	fs.BoolVar(&o.HardPin, "hard-pin", false, "never evict the value (it stays removable)")
+	return c
+}
+
+func runPoolPut(c *cobra.Command, ios *IOStreams, g *globalOptions, p *poolFlag, o *poolPutOptions, key string) error {
+	if o.From == "" {
+		return usagef("--from is required")
+	}
+	if o.softPinWanted && o.SoftPinTTLMS <= 0 {
+		return usagef("--soft-pin-ttl-ms must be positive, got %d", o.SoftPinTTLMS)
+	}
+	name, r, err := openInput(ios, o.From)
+	if err != nil {
+		return asUsage(fmt.Errorf("--from: %w", err))
+	}
+	val, err := io.ReadAll(r)
+	r.Close()
+	if err != nil {
+		return fmt.Errorf("reading %q: %w", name, err)
+	}
+	item := pool.PutItem{Key: key, Value: val, Options: pool.PutOptions{GroupID: o.Group, HardPin: o.HardPin}}
+	if o.softPinWanted {
+		item.Options.SoftPin = pool.SoftPinEnable
+		item.Options.SoftPinTTL = time.Duration(o.SoftPinTTLMS) * time.Millisecond
+	}
+	return withPool(c.Context(), ios, p, func(st pool.Store) error {
+		res := make([]pool.Code, 1)
+		if err := st.Put(c.Context(), []pool.PutItem{item}, res); err != nil {
+			return err
+		}
+		switch res[0] {
+		case pool.OK:
+			return nil
+		case pool.ObjectAlreadyExists:
+			if !g.Quiet {
+				fmt.Fprintf(ios.ErrOut, "note: %q already exists: the stored value was kept (a put never overwrites)\n", key)
+			}
+			return nil
+		}
+		return &pool.Error{Code: res[0], Op: "put", Key: key}
+	})
+}
+
+func newPoolRmCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
+	p := &poolFlag{}
+	var force bool
+	c := &cobra.Command{
+		Use:     "rm --pool URL KEY... [--force]",
+		Short:   "Remove keys; leased keys only with --force",
+		Long:    "Remove keys. A key under an unexpired lease is refused (OBJECT_HAS_LEASE) unless --force. Exits 1 when any key could not be removed." + poolExitCodes,
+		Example: "$ kvctl pool rm --pool mem://?snapshot=pool.snap k1 k2 --force",
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("give at least one key")
+			}
+			return withPool(c.Context(), ios, p, func(st pool.Store) error {
+				res := make([]pool.Code, len(args))
+				if err := st.Remove(c.Context(), args, force, res); err != nil {
+					return err
+				}
+				return reportRemoved(ios, args, res)
+			})
+		},
+	}
+	p.register(c.Flags())
+	c.Flags().BoolVar(&force, "force", false, "remove keys even under a lease")
+	return c
+}
+
+func reportRemoved(ios *IOStreams, keyList []string, res []pool.Code) error {
+	failed := 0
+	for i, code := range res {
+		if code != pool.OK {
+			failed++
+			fmt.Fprintf(ios.ErrOut, "%s: %s (%d)\n", keyList[i], code, int(code))
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d keys not removed", failed, len(keyList))
+	}
+	return nil
+}

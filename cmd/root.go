@@ -1,0 +1,129 @@
+// Package cmd holds kvctl's cobra commands: one file per command, flags bound
+// to an options struct, and glue from flags to the packages that do the work.
+// It owns the IO streams, the printers and the mapping from errors to exit
+// codes; nothing below cmd prints.
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// Execute runs kvctl with the process's arguments and streams and returns
+// the exit code. Ctrl-C (SIGINT) and SIGTERM cancel the command's context.
+func Execute() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return run(ctx, NewSystemIOStreams(), os.Args[1:])
+}
+
+// run executes kvctl with args over ios and returns the exit code.
+func run(ctx context.Context, ios *IOStreams, args []string) int {
+	root := NewRootCmd(ios)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	if ctx.Err() != nil && !errors.Is(err, context.Canceled) {
+		err = fmt.Errorf("%w: %v", context.Canceled, err)
+	}
+	code := exitCode(err)
+	fmt.Fprintf(ios.ErrOut, "kvctl: %v\n", err)
+	if code == ExitUsage {
+		fmt.Fprintf(ios.ErrOut, "Run '%s --help' for usage.\n", commandPath(root, args))
+	}
+	return code
+}
+
+// commandPath names the subcommand args select, for the usage hint.
+func commandPath(root *cobra.Command, args []string) string {
+	c, _, err := root.Find(args)
+	if err != nil || c == nil {
+		return root.Name()
+	}
+	return c.CommandPath()
+}
+
+// NewRootCmd builds the kvctl command tree over ios.
+func NewRootCmd(ios *IOStreams) *cobra.Command {
+	g := &globalOptions{}
+	root := &cobra.Command{
+		Use:   "kvctl",
+		Short: "Operate and diagnose KV-cache pools for LLM serving",
+		Long: `kvctl computes the pool keys TensorRT-LLM's Mooncake-store connector writes,
+maps prefix holes in a pool, benchmarks GPU<->pool transfers and runs the whole
+connector + scheduler loop embedded for end-to-end checks of a pool deployment.
+
+Results go to stdout; progress, warnings and logs to stderr.
+
+Exit codes: 0 ok, 1 failure, 2 usage error, 3 verification failed,
+4 pool unreachable or refused, 5 GPU/CUDA unavailable, 130 interrupted.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
+			return g.validate(ios)
+		},
+	}
+	root.SetIn(ios.In)
+	root.SetOut(ios.Out)
+	root.SetErr(ios.ErrOut)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return asUsage(err) })
+	pf := root.PersistentFlags()
+	pf.StringVarP(&g.Output, "output", "o", "table", "output format: table or json (and keys or jsonl where a command offers them)")
+	pf.StringVar(&g.Color, "color", "auto", "colour: auto (terminal, NO_COLOR unset, TERM not dumb), always or never")
+	pf.BoolVarP(&g.Quiet, "quiet", "q", false, "print no progress or notes on stderr")
+	for _, c := range subcommands(ios, g) {
+		root.AddCommand(c)
+	}
+	return root
+}
+
+// subcommands lists kvctl's commands.
+func subcommands(ios *IOStreams, g *globalOptions) []*cobra.Command {
+	return []*cobra.Command{
+		newVersionCmd(ios, g),
+		newKeysCmd(ios, g),
+		newPoolCmd(ios, g),
+	}
+}
+
+func (g *globalOptions) validate(ios *IOStreams) error {
+	switch g.Color {
+	case "auto", "always", "never":
+		ios.ColorMode = g.Color
+	default:
+		return usagef("--color %q: want auto, always or never", g.Color)
+	}
+	switch g.Output {
+	case "table", "json", "jsonl", "keys":
+	default:
+		return usagef("--output %q: want one of table, json, jsonl, keys", g.Output)
+	}
+	return nil
+}
+
+// exactArgs is cobra.ExactArgs with a usage error.
+func exactArgs(n int) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usagef("%s takes %d argument(s), got %d: %s", c.CommandPath(), n, len(args), strings.Join(args, " "))
+		}
+		return nil
+	}
+}
+
+// noArgs refuses positional arguments with a usage error.
+func noArgs(c *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usagef("%s takes no arguments, got %q", c.CommandPath(), args)
+	}
+	return nil
+}

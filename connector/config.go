@@ -1,0 +1,229 @@
+package connector
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"strings"
+
+	"github.com/kvctl/kvctl/size"
+)
+
+// Defaults of the Mooncake client configuration (spec/mooncake-pool.md).
+const (
+	DefaultMetadataServer     = "P2PHANDSHAKE"
+	DefaultProtocol           = "rdma"
+	DefaultGlobalSegmentSize  = 3355443200
+	DefaultLocalBufferSize    = 1 << 30
+	DefaultRole               = "both"
+	DefaultNamespace          = "trtllm"
+	DefaultTransferBatchSize  = 64
+	DefaultStagingBufferBytes = 1 << 30
+	DefaultAsyncLoadWorkers   = 1
+)
+
+// Roles lists the valid store roles: both (loads and saves), producer
+// (saves only), consumer (loads only), capacity (mounts memory, moves
+// nothing).
+var Roles = []string{"both", "producer", "consumer", "capacity"}
+
+// MooncakeConfig is the Mooncake client configuration, the JSON file named
+// by MOONCAKE_CONFIG_PATH that TensorRT-LLM's and vLLM's connectors read.
+type MooncakeConfig struct {
+	MasterServerAddress string `json:"master_server_address"`
+	MetadataServer      string `json:"metadata_server"`
+	Protocol            string `json:"protocol"`
+	DeviceName          string `json:"device_name,omitempty"`
+	LocalHostname       string `json:"local_hostname,omitempty"`
+	TenantID            string `json:"tenant_id,omitempty"`
+	GlobalSegmentSize   int64  `json:"global_segment_size"`
+	LocalBufferSize     int64  `json:"local_buffer_size"`
+	Role                string `json:"role"`
+	Namespace           string `json:"namespace"`
+	ModelKey            string `json:"model_key,omitempty"`
+	TransferBatchSize   int    `json:"transfer_batch_size"`
+	// StageThroughHost is nil when the file does not say: the caller
+	// decides (staging when GPU memory cannot be registered with the pool).
+	StageThroughHost   *bool `json:"stage_through_host,omitempty"`
+	StagingBufferBytes int64 `json:"staging_buffer_bytes"`
+	AsyncLoad          bool  `json:"async_load"`
+	AsyncLoadWorkers   int   `json:"async_load_workers"`
+}
+
+// LoadMooncakeConfig reads a Mooncake client JSON file. Keys other readers
+// of the same file use are ignored; the keys kvctl knows are checked: sizes
+// are a non-negative integer or a string with a binary unit ("3GiB"; decimal
+// units such as "3GB" are refused, since other readers of the file take them
+// as powers of 1024), master_server_address is required, role is one of
+// Roles. Unset keys get the defaults of spec/mooncake-pool.md.
+func LoadMooncakeConfig(path string) (MooncakeConfig, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return MooncakeConfig{}, fmt.Errorf("reading Mooncake config: %w", err)
+	}
+	c, err := ParseMooncakeConfig(data)
+	if err != nil {
+		return c, fmt.Errorf("reading Mooncake config %q: %w", path, err)
+	}
+	return c, nil
+}
+
+// ParseMooncakeConfig parses the contents of a Mooncake client JSON file,
+// as LoadMooncakeConfig does.
+func ParseMooncakeConfig(data []byte) (MooncakeConfig, error) {
+	c := MooncakeConfig{
+		MetadataServer: DefaultMetadataServer, Protocol: DefaultProtocol,
+		GlobalSegmentSize: DefaultGlobalSegmentSize, LocalBufferSize: DefaultLocalBufferSize,
+		Role: DefaultRole, Namespace: DefaultNamespace, TransferBatchSize: DefaultTransferBatchSize,
+		StagingBufferBytes: DefaultStagingBufferBytes, AsyncLoadWorkers: DefaultAsyncLoadWorkers,
+	}
+	var raw map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&raw); err != nil {
+		return c, fmt.Errorf("not a JSON object: %w", err)
+	}
+	if dec.More() {
+		return c, errors.New("not a JSON object: more data after the object")
+	}
+	if raw == nil {
+		return c, errors.New("not a JSON object: null")
+	}
+	for _, f := range mooncakeFields(&c) {
+		v, ok := raw[f.name]
+		if !ok || string(v) == "null" {
+			continue
+		}
+		if err := f.set(v); err != nil {
+			return c, fmt.Errorf("%s: %w", f.name, err)
+		}
+	}
+	c.Role = strings.ToLower(strings.TrimSpace(c.Role))
+	return c, c.Validate()
+}
+
+type configField struct {
+	name string
+	set  func(json.RawMessage) error
+}
+
+func mooncakeFields(c *MooncakeConfig) []configField {
+	return []configField{
+		{"master_server_address", stringField(&c.MasterServerAddress, false)},
+		{"metadata_server", stringField(&c.MetadataServer, true)},
+		{"protocol", stringField(&c.Protocol, true)},
+		{"device_name", stringField(&c.DeviceName, false)},
+		{"local_hostname", stringField(&c.LocalHostname, false)},
+		{"tenant_id", stringField(&c.TenantID, false)},
+		{"global_segment_size", sizeField(&c.GlobalSegmentSize)},
+		{"local_buffer_size", sizeField(&c.LocalBufferSize)},
+		{"role", stringField(&c.Role, true)},
+		{"namespace", stringField(&c.Namespace, false)},
+		{"model_key", stringField(&c.ModelKey, false)},
+		{"transfer_batch_size", intField(&c.TransferBatchSize)},
+		{"stage_through_host", func(v json.RawMessage) error {
+			var b bool
+			if err := json.Unmarshal(v, &b); err != nil {
+				return fmt.Errorf("want true or false, got %s", v)
+			}
+			c.StageThroughHost = &b
+			return nil
+		}},
+		{"staging_buffer_bytes", sizeField(&c.StagingBufferBytes)},
+		{"async_load", func(v json.RawMessage) error {
+			if err := json.Unmarshal(v, &c.AsyncLoad); err != nil {
+				return fmt.Errorf("want true or false, got %s", v)
+			}
+			return nil
+		}},
+		{"async_load_workers", intField(&c.AsyncLoadWorkers)},
+	}
+}
+
+// stringField sets a string; with keepDefault an empty string leaves the
+// default in place, as upstream reads `raw.get(key) or DEFAULT`.
+func stringField(dst *string, keepDefault bool) func(json.RawMessage) error {
+	return func(v json.RawMessage) error {
+		var s string
+		if err := json.Unmarshal(v, &s); err != nil {
+			return fmt.Errorf("want a string, got %s", v)
+		}
+		if s != "" || !keepDefault {
+			*dst = s
+		}
+		return nil
+	}
+}
+
+func intField(dst *int) func(json.RawMessage) error {
+	return func(v json.RawMessage) error {
+		var n json.Number
+		if len(v) == 0 || v[0] == '"' || json.Unmarshal(v, &n) != nil {
+			return fmt.Errorf("want an integer, got %s", v)
+		}
+		i, err := n.Int64()
+		if err != nil || i < math.MinInt32 || i > math.MaxInt32 {
+			return fmt.Errorf("want an integer, got %s", v)
+		}
+		*dst = int(i)
+		return nil
+	}
+}
+
+// sizeField sets a byte size written as an integer (a JSON number with no
+// fraction) or a string with a binary unit.
+func sizeField(dst *int64) func(json.RawMessage) error {
+	return func(v json.RawMessage) error {
+		var s string
+		if err := json.Unmarshal(v, &s); err == nil {
+			n, err := size.Parse(s)
+			if err != nil {
+				return err
+			}
+			*dst = n
+			return nil
+		}
+		var n json.Number
+		if err := json.Unmarshal(v, &n); err != nil {
+			return fmt.Errorf("want a byte count or a size such as \"3GiB\", got %s", v)
+		}
+		i, err := n.Int64()
+		if err != nil {
+			f, ferr := n.Float64()
+			if ferr != nil || f != math.Trunc(f) || math.Abs(f) >= 1<<63 {
+				return fmt.Errorf("%s is not a whole number of bytes", v)
+			}
+			i = int64(f)
+		}
+		if i < 0 {
+			return fmt.Errorf("size %s is negative", v)
+		}
+		*dst = i
+		return nil
+	}
+}
+
+// Validate checks what would otherwise fail later: a master address, a
+// known role, positive buffer and batch sizes, at least one async worker.
+func (c MooncakeConfig) Validate() error {
+	switch {
+	case strings.TrimSpace(c.MasterServerAddress) == "":
+		return errors.New("master_server_address is required")
+	case c.LocalBufferSize <= 0:
+		return fmt.Errorf("local_buffer_size must be positive, got %d", c.LocalBufferSize)
+	case c.TransferBatchSize <= 0:
+		return fmt.Errorf("transfer_batch_size must be positive, got %d", c.TransferBatchSize)
+	case c.StagingBufferBytes <= 0:
+		return fmt.Errorf("staging_buffer_bytes must be positive, got %d", c.StagingBufferBytes)
+	case c.AsyncLoadWorkers < 1:
+		return fmt.Errorf("async_load_workers must be at least 1, got %d", c.AsyncLoadWorkers)
+	}
+	for _, r := range Roles {
+		if c.Role == r {
+			return nil
+		}
+	}
+	return fmt.Errorf("role %q is not one of %s", c.Role, strings.Join(Roles, ", "))
+}

@@ -1,0 +1,160 @@
+package connector
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/kvctl/kvctl/keys"
+	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/stats"
+)
+
+// KVPages is the runtime's KV page memory as the worker sees it.
+type KVPages interface {
+	// Page returns the bytes of page slot slot (an index into the
+	// worker's PageSlots) of KV block block.
+	Page(slot int, block int32) []byte
+	// Holds reports the chain hash whose KV block block holds; ok is false
+	// when its pages hold nothing computed or loaded. The worker refuses to
+	// save a block that does not hold the hash it is saved under.
+	Holds(block int32) (h keys.Hash, ok bool)
+}
+
+// WorkerOptions configure the worker half.
+type WorkerOptions struct {
+	// Store is the pool.
+	Store pool.Store
+	// Layout and Namespace spell the page keys; Layout.Ranks are the
+	// shards a lookup asks for (every rank's, under tensor parallelism).
+	Layout    keys.Layout
+	Namespace keys.Namespace
+	// Rank is this worker's rank: the shard it loads and saves.
+	Rank int
+	// Pages is the KV page memory.
+	Pages KVPages
+	// Mover moves the pages; nil means a direct HostMover with batches of
+	// DefaultBatch pages.
+	Mover PageMover
+	// SoftPinTTL soft-pins every put for that long (soft_pin_ttl_ms); 0
+	// puts without a soft pin.
+	SoftPinTTL time.Duration
+	// GroupBlocks puts every page of a block into the block's eviction
+	// group (group_blocks).
+	GroupBlocks bool
+	// LoadStats and SaveStats receive the transfer statistics; nil
+	// records nothing.
+	LoadStats, SaveStats *stats.LoadRecorder
+}
+
+// DefaultBatch is transfer_batch_size's default: pages per store call.
+const DefaultBatch = 64
+
+// Worker is the connector's worker half on one rank: lookups
+// (count_prefix_hit), loads before the forward and saves after it. It is
+// not safe for concurrent use.
+type Worker struct {
+	opts   WorkerOptions
+	slots  []PageSlot
+	mover  PageMover
+	exists func(ctx context.Context, keys []string, status []int) error
+
+	failed    []string
+	failedSet map[string]bool
+	submitted []SubmittedSave
+
+	// buffers reused from call to call
+	keys    []string
+	status  []int
+	present []bool
+	pages   [][]byte
+	n       []int64
+	owners  []int // index into the pass's transfers of each batched page
+	items   []pool.PutItem
+	codes   []pool.Code
+}
+
+// NewWorker returns the worker half. Lookups grant leases, as the
+// connector's batch_is_exist does, when the store implements
+// pool.LeasingExister.
+func NewWorker(opts WorkerOptions) (*Worker, error) {
+	if opts.Store == nil || opts.Pages == nil {
+		return nil, fmt.Errorf("connector worker needs a store and page memory")
+	}
+	if err := opts.Layout.Validate(); err != nil {
+		return nil, fmt.Errorf("connector worker: %w", err)
+	}
+	w := &Worker{opts: opts, slots: PageSlots(opts.Layout, opts.Rank), mover: opts.Mover, failedSet: map[string]bool{}}
+	if w.mover == nil {
+		w.mover = NewHostMover(opts.Store, DefaultBatch, false, 0, 0)
+	}
+	w.exists = opts.Store.Exist
+	if le, ok := opts.Store.(pool.LeasingExister); ok {
+		w.exists = le.ExistLeasing
+	}
+	return w, nil
+}
+
+// Slots returns the page slots of one block on this worker's rank.
+func (w *Worker) Slots() []PageSlot { return w.slots }
+
+// CountPrefixHit asks one batched exist for every page of each block of
+// hashes (every layer group, every rank's shard, then replicated pages)
+// and returns the number of leading blocks whose pages are all present,
+// with each block's presence (valid until the next call). A failed probe
+// (negative status) is a miss.
+func (w *Worker) CountPrefixHit(ctx context.Context, hashes []keys.Hash) (int, []bool, error) {
+	w.keys = w.keys[:0]
+	for _, h := range hashes {
+		w.keys = w.opts.Namespace.AppendBlockKeys(w.keys, w.opts.Layout, h)
+	}
+	w.status = resize(w.status, len(w.keys))
+	if err := w.exists(ctx, w.keys, w.status); err != nil {
+		return 0, nil, err
+	}
+	per := w.opts.Layout.PagesPerBlock()
+	w.present = resize(w.present, len(hashes))
+	hit, leading := 0, true
+	for b := range hashes {
+		ok := true
+		for _, s := range w.status[b*per : (b+1)*per] {
+			ok = ok && s == 1
+		}
+		w.present[b] = ok
+		if leading = leading && ok; leading {
+			hit++
+		}
+	}
+	clear(w.keys) // drop the key strings
+	return hit, w.present, nil
+}
+
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+// pageKey spells the key of page slot s of the block with hash h.
+func (w *Worker) pageKey(s int, h keys.Hash) string {
+	slot := w.slots[s]
+	return w.opts.Namespace.PageKey(slot.Shard, slot.LayerGroup, w.opts.Layout.TokensPerBlock, h)
+}
+
+// TakeFailedLoadRequests returns the requests whose loads failed since the
+// last call (take_failed_load_requests), in the order they failed.
+func (w *Worker) TakeFailedLoadRequests() []string {
+	out := w.failed
+	w.failed = nil
+	clear(w.failedSet)
+	return out
+}
+
+// TakeSubmittedSaves returns the saves queued since the last call
+// (take_submitted_saves).
+func (w *Worker) TakeSubmittedSaves() []SubmittedSave {
+	out := w.submitted
+	w.submitted = nil
+	return out
+}

@@ -1,0 +1,152 @@
+package connector
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/stats"
+)
+
+// StartLoadKV performs the pass's loads (start_load_kv), synchronously:
+// one page per page slot of each transfer, in batches of the mover's
+// MaxBatch pages. A page whose result is not its full size (missing:
+// evicted since the lookup, or never completely put) fails its request:
+// the request is reported by TakeFailedLoadRequests and its bound saves
+// are dropped from m; its other pages are not loaded. An error is the
+// pool's or the mover's (the call failed as a whole).
+func (w *Worker) StartLoadKV(ctx context.Context, m *Meta) error {
+	per := len(w.slots)
+	total := len(m.Loads) * per
+	for start := 0; start < total; start += w.mover.MaxBatch() {
+		end := min(total, start+w.mover.MaxBatch())
+		if err := w.loadBatch(ctx, m, start, end); err != nil {
+			return fmt.Errorf("loading pages: %w", err)
+		}
+	}
+	return nil
+}
+
+// loadBatch loads pages [start, end) of the pass, page p being slot
+// p % slots of transfer p / slots.
+func (w *Worker) loadBatch(ctx context.Context, m *Meta, start, end int) error {
+	rec := w.opts.LoadStats
+	t := rec.Start(stats.PhaseResolve)
+	defer t.Stop()
+	per := len(w.slots)
+	w.keys, w.pages, w.owners = w.keys[:0], w.pages[:0], w.owners[:0]
+	for p := start; p < end; p++ {
+		tr := m.Loads[p/per]
+		if w.failedSet[tr.ReqID] {
+			continue // its load failed already: the rest is not needed
+		}
+		w.keys = append(w.keys, w.pageKey(p%per, tr.Hash))
+		w.pages = append(w.pages, w.opts.Pages.Page(p%per, tr.Page))
+		w.owners = append(w.owners, p/per)
+	}
+	if len(w.keys) == 0 {
+		return nil
+	}
+	w.n = resize(w.n, len(w.keys))
+	if err := w.mover.Load(ctx, &t, w.keys, w.pages, w.n); err != nil {
+		return err
+	}
+	landed, bytes, failed := 0, int64(0), 0
+	for i, n := range w.n {
+		if n == int64(len(w.pages[i])) {
+			landed++
+			bytes += n
+			continue
+		}
+		failed++
+		w.failLoad(m, m.Loads[w.owners[i]].ReqID)
+	}
+	rec.AddCall(landed, bytes, failed)
+	clear(w.keys)
+	return nil
+}
+
+func (w *Worker) failLoad(m *Meta, id string) {
+	if w.failedSet[id] {
+		return
+	}
+	w.failedSet[id] = true
+	w.failed = append(w.failed, id)
+	m.DropBoundSaves(id)
+}
+
+// WaitForSave performs the pass's saves after its forward (wait_for_save):
+// every page of each save not dropped is put, never overwriting (a key
+// that exists is a no-op success). Per-page put failures are counted in
+// the save statistics, not retried: a lost write is only a future miss.
+// Every save performed is reported by TakeSubmittedSaves. Saving a block
+// whose pages do not hold the KV of the hash it is saved under is an error:
+// uncomputed KV is never published.
+func (w *Worker) WaitForSave(ctx context.Context, m *Meta) error {
+	saves := m.Saves[:0:0]
+	for _, tr := range m.Saves {
+		if m.Dropped(tr.ReqID) {
+			continue
+		}
+		if h, ok := w.opts.Pages.Holds(tr.Page); !ok || h != tr.Hash {
+			return fmt.Errorf("request %q: refusing to save block %d (%s): its KV was not computed", tr.ReqID, tr.Block, tr.Hash)
+		}
+		saves = append(saves, tr)
+	}
+	per := len(w.slots)
+	total := len(saves) * per
+	for start := 0; start < total; start += w.mover.MaxBatch() {
+		end := min(total, start+w.mover.MaxBatch())
+		if err := w.saveBatch(ctx, saves, start, end); err != nil {
+			return fmt.Errorf("saving pages: %w", err)
+		}
+	}
+	w.submit(saves)
+	return nil
+}
+
+func (w *Worker) saveBatch(ctx context.Context, saves []Transfer, start, end int) error {
+	rec := w.opts.SaveStats
+	t := rec.Start(stats.PhaseResolve)
+	defer t.Stop()
+	per := len(w.slots)
+	w.items = w.items[:0]
+	for p := start; p < end; p++ {
+		tr := saves[p/per]
+		it := pool.PutItem{Key: w.pageKey(p%per, tr.Hash), Value: w.opts.Pages.Page(p%per, tr.Page)}
+		if w.opts.SoftPinTTL > 0 {
+			it.Options.SoftPin, it.Options.SoftPinTTL = pool.SoftPinEnable, w.opts.SoftPinTTL
+		}
+		if w.opts.GroupBlocks {
+			it.Options.GroupID = w.opts.Namespace.GroupKey(w.opts.Layout.World, tr.Hash)
+		}
+		w.items = append(w.items, it)
+	}
+	w.codes = resize(w.codes, len(w.items))
+	if err := w.mover.Save(ctx, &t, w.items, w.codes); err != nil {
+		return err
+	}
+	stored, bytes, failed := 0, int64(0), 0
+	for i, c := range w.codes {
+		if c == pool.OK || c == pool.ObjectAlreadyExists {
+			stored++
+			bytes += int64(len(w.items[i].Value))
+		} else {
+			failed++
+		}
+	}
+	rec.AddCall(stored, bytes, failed)
+	clear(w.items)
+	return nil
+}
+
+// submit records the performed saves as runs of consecutive blocks.
+func (w *Worker) submit(saves []Transfer) {
+	for _, tr := range saves {
+		if k := len(w.submitted) - 1; k >= 0 && w.submitted[k].ReqID == tr.ReqID && w.submitted[k].To == tr.Block {
+			w.submitted[k].To++
+			continue
+		}
+		w.submitted = append(w.submitted, SubmittedSave{ReqID: tr.ReqID, From: tr.Block, To: tr.Block + 1})
+	}
+}

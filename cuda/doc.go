@@ -1,0 +1,22 @@
+// Package cuda is kvctl's small view of a GPU: device memory, pinned host
+// memory, streams, events, asynchronous copies and kernel launches, behind
+// one Device interface with two implementations.
+//
+// The CUDA implementation binds the CUDA driver API (libcuda.so.1) at run
+// time through github.com/ebitengine/purego: no cgo, no headers, one binary
+// for GPU and CPU machines, drivers of CUDA 11 to 13. Every driver call's
+// result is checked and errors carry the driver's error name
+// (cuGetErrorName). Without a driver, Open returns an error wrapping
+// ErrNoDriver; nothing exits or panics.
+//
+// The host implementation emulates a device in plain Go memory: device
+// pointers are addresses in an emulated address space, streams are
+// goroutines executing queued operations in order, events measure elapsed
+// wall time and kernels are Go functions. Open("auto") picks it when no GPU
+// is usable and says why in Info().Fallback.
+//
+// The scatter and gather kernels (kernels/transfer.cu) are compiled to PTX,
+// committed beside their source and embedded; the driver JIT-compiles them
+// for the GPU at hand. Discover lists GPUs through NVML (cgo builds) or,
+// failing that, through the CUDA driver.
+package cuda

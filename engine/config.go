@@ -1,0 +1,228 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/kvctl/kvctl/connector"
+	"github.com/kvctl/kvctl/keys"
+	"github.com/kvctl/kvctl/pool"
+)
+
+// Defaults of Config.
+const (
+	// DefaultTokensPerBlock is T when the layout leaves it zero.
+	DefaultTokensPerBlock = 32
+	// DefaultPageBytes is the page size of the default layout's single
+	// layer group. Real pages are tens of KiB to MiB; serve keeps them
+	// small on purpose: what is checked is that every byte of every page
+	// makes the round trip, and at 256 bytes a replay of a 145M-token trace
+	// stores its ~3M pages in well under 1 GiB while each page still has
+	// two regions of 16 eight-byte words, and key strings, not page bytes,
+	// remain the bigger share of the pool's memory.
+	DefaultPageBytes = 256
+	// DefaultGPUBlocks is the number of KV blocks (pages per layer group)
+	// when neither GPUBlocks nor GPUBytes is set: 1M tokens at T=32.
+	DefaultGPUBlocks = 32768
+	// DefaultMaxBatchSize and DefaultMaxNumTokens are TensorRT-LLM's
+	// defaults of max_batch_size and max_num_tokens.
+	DefaultMaxBatchSize = 2048
+	DefaultMaxNumTokens = 8192
+	// DefaultStagingBufferBytes is staging_buffer_bytes' default (1 GiB).
+	DefaultStagingBufferBytes = 1 << 30
+	// DefaultModelKey is the model key of the default namespace.
+	DefaultModelKey = "kvctl-serve"
+)
+
+// Roles of the connector.
+const (
+	RoleBoth     = "both"     // loads and saves
+	RoleProducer = "producer" // saves only
+	RoleConsumer = "consumer" // loads only
+	RoleCapacity = "capacity" // mounts pool memory, moves nothing
+)
+
+// Local reuse backoff modes (local_reuse_backoff).
+const (
+	BackoffOff   = "off"   // drops_reuse_match_backoff: take local matches whole
+	BackoffAlign = "align" // requires_block_aligned_reuse: back off, align down to a block
+)
+
+// Config configures a replay. Zero fields take the documented defaults.
+type Config struct {
+	// Pool is the KV-cache pool (required). See PoolCapacity and NewMemPool
+	// for the default embedded pool.
+	Pool pool.Store
+	// Layout: T and page sizes. A zero Layout is T=DefaultTokensPerBlock,
+	// one layer group 0 of DefaultPageBytes, a single rank (world 1, rank
+	// 0); a zero World or empty Ranks mean a single rank.
+	Layout keys.Layout
+	// Namespace of the keys; ModelKey defaults to DefaultModelKey.
+	Namespace keys.Namespace
+	// Scheme is the seed scheme; empty means keys.SchemeTRTLLM.
+	Scheme keys.Scheme
+	// Lookahead is the prompt lookahead L of a one-model draft (0: none).
+	Lookahead int
+	// LocalReuseBackoff is BackoffOff (default) or BackoffAlign; it only
+	// matters with a lookahead.
+	LocalReuseBackoff string
+	// ReuseMatchAlignment trims local matches to a multiple of it; a
+	// positive divisor of T (default 1).
+	ReuseMatchAlignment int
+	// GPUBlocks is the number of KV blocks; when zero, GPUBytes divided by
+	// one block's pages, or DefaultGPUBlocks.
+	GPUBlocks int
+	GPUBytes  int64
+	// MaxBatchSize and MaxNumTokens bound one iteration.
+	MaxBatchSize int
+	MaxNumTokens int
+	// Role is RoleBoth (default), RoleProducer, RoleConsumer or
+	// RoleCapacity.
+	Role string
+	// TransferBatchSize is pages per store call (default 64).
+	TransferBatchSize int
+	// StageThroughHost moves pages through staging buffers of
+	// StagingBufferBytes per direction (default 1 GiB).
+	StageThroughHost   bool
+	StagingBufferBytes int64
+	// SoftPinTTL soft-pins every put; GroupBlocks groups a block's pages.
+	SoftPinTTL  time.Duration
+	GroupBlocks bool
+	// Mover replaces the worker's page mover (default: a HostMover).
+	Mover connector.PageMover
+	// StatsInterval emits statistics lines through StatsLine at most once
+	// per interval of virtual time; zero emits none.
+	StatsInterval time.Duration
+	StatsLine     func(line string)
+	// Verify compares every page loaded from the pool with the model's.
+	Verify bool
+	// Costs model the time of an iteration.
+	Costs Costs
+	// Clock is the virtual clock; nil makes a fresh one. Share it with the
+	// pool (NewMemPool) so that leases age in virtual time.
+	Clock *Clock
+	// EvictEvery runs the pool's eviction step (stores with EvictNow, such
+	// as a mem pool in manual eviction mode) every so much virtual time;
+	// zero means every 10 ms, the master's period.
+	EvictEvery time.Duration
+	// Regions splits synthetic pages (default DefaultRegions).
+	Regions int
+}
+
+// Costs are the modelled time of an iteration, in milliseconds:
+// IterationMS + prefill tokens × PrefillTokenMS + decode requests ×
+// DecodeTokenMS + bytes moved / (TransferGBps × 1e6). The defaults are an
+// 8B-class model on one H200: 2 ms a step, 20 µs a prefill token (50k
+// tokens/s), 50 µs per decoding request, 25 GB/s between pool and GPU.
+type Costs struct {
+	IterationMS    float64
+	PrefillTokenMS float64
+	DecodeTokenMS  float64
+	TransferGBps   float64
+}
+
+// DefaultCosts returns the default Costs.
+func DefaultCosts() Costs {
+	return Costs{IterationMS: 2, PrefillTokenMS: 0.02, DecodeTokenMS: 0.05, TransferGBps: 25}
+}
+
+// DefaultLayout is the layout of a zero Config.Layout with T tokens per
+// block (DefaultTokensPerBlock when t is 0).
+func DefaultLayout(t int) keys.Layout {
+	if t == 0 {
+		t = DefaultTokensPerBlock
+	}
+	return keys.Layout{TokensPerBlock: t, LayerGroups: []keys.LayerGroup{{ID: 0, BytesPerPage: DefaultPageBytes}},
+		World: 1, Ranks: []int{0}}
+}
+
+// withDefaults fills zero fields and validates.
+func (c Config) withDefaults() (Config, error) {
+	if c.Pool == nil {
+		return c, errors.New("engine: no pool")
+	}
+	if len(c.Layout.LayerGroups)+len(c.Layout.Replicated) == 0 {
+		c.Layout = DefaultLayout(c.Layout.TokensPerBlock)
+	}
+	if c.Layout.World == 0 {
+		c.Layout.World = 1
+	}
+	if len(c.Layout.Ranks) == 0 {
+		c.Layout.Ranks = []int{0}
+	}
+	if c.Namespace.ModelKey == "" {
+		c.Namespace.ModelKey = DefaultModelKey
+	}
+	setDefault(&c.Scheme, keys.SchemeTRTLLM)
+	setDefault(&c.LocalReuseBackoff, BackoffOff)
+	setDefault(&c.ReuseMatchAlignment, 1)
+	setDefault(&c.MaxBatchSize, DefaultMaxBatchSize)
+	setDefault(&c.MaxNumTokens, DefaultMaxNumTokens)
+	setDefault(&c.Role, RoleBoth)
+	setDefault(&c.TransferBatchSize, connector.DefaultBatch)
+	setDefault(&c.StagingBufferBytes, DefaultStagingBufferBytes)
+	setDefault(&c.EvictEvery, 10*time.Millisecond)
+	setDefault(&c.Regions, DefaultRegions)
+	if c.Costs == (Costs{}) {
+		c.Costs = DefaultCosts()
+	}
+	if c.Clock == nil {
+		c.Clock = NewClock()
+	}
+	return c, c.validate()
+}
+
+func setDefault[T comparable](v *T, def T) {
+	var zero T
+	if *v == zero {
+		*v = def
+	}
+}
+
+func (c Config) validate() error {
+	if err := c.Layout.Validate(); err != nil {
+		return fmt.Errorf("engine: layout: %w", err)
+	}
+	if c.Layout.World != 1 || len(c.Layout.Ranks) != 1 {
+		return fmt.Errorf("engine: single rank only (world %d, ranks %v)", c.Layout.World, c.Layout.Ranks)
+	}
+	if err := checkAlignment(c.ReuseMatchAlignment, c.Layout.TokensPerBlock); err != nil {
+		return fmt.Errorf("engine: %w", err)
+	}
+	switch {
+	case c.Lookahead < 0:
+		return fmt.Errorf("engine: prompt lookahead %d is negative", c.Lookahead)
+	case c.LocalReuseBackoff != BackoffOff && c.LocalReuseBackoff != BackoffAlign:
+		return fmt.Errorf("engine: local_reuse_backoff %q: want off or align", c.LocalReuseBackoff)
+	case c.MaxBatchSize < 1 || c.MaxNumTokens < 1:
+		return fmt.Errorf("engine: max batch size %d and max num tokens %d must be positive", c.MaxBatchSize, c.MaxNumTokens)
+	case c.TransferBatchSize < 1:
+		return fmt.Errorf("engine: transfer batch size %d must be positive", c.TransferBatchSize)
+	case c.GPUBlocks < 0 || c.GPUBytes < 0 || c.StagingBufferBytes < 0:
+		return fmt.Errorf("engine: negative gpu blocks %d, gpu bytes %d or staging bytes %d", c.GPUBlocks, c.GPUBytes, c.StagingBufferBytes)
+	case c.Costs.IterationMS < 0 || c.Costs.PrefillTokenMS < 0 || c.Costs.DecodeTokenMS < 0 || c.Costs.TransferGBps <= 0:
+		return fmt.Errorf("engine: costs %+v: times must not be negative and bandwidth must be positive", c.Costs)
+	}
+	switch c.Role {
+	case RoleBoth, RoleProducer, RoleConsumer, RoleCapacity:
+	default:
+		return fmt.Errorf("engine: role %q: want both, producer, consumer or capacity", c.Role)
+	}
+	return nil
+}
+
+// gpuBlocks resolves the number of KV blocks.
+func (c Config) gpuBlocks(bytesPerBlock int64) (int, error) {
+	switch {
+	case c.GPUBlocks > 0:
+		return c.GPUBlocks, nil
+	case c.GPUBytes > 0:
+		n := c.GPUBytes / bytesPerBlock
+		if n < 1 {
+			return 0, fmt.Errorf("engine: gpu bytes %d hold no block of %d bytes", c.GPUBytes, bytesPerBlock)
+		}
+		return int(min(n, 1<<30)), nil
+	}
+	return DefaultGPUBlocks, nil
+}

@@ -1,0 +1,131 @@
+package engine
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/kvctl/kvctl/connector"
+	"github.com/kvctl/kvctl/keys"
+	"github.com/kvctl/kvctl/stats"
+)
+
+// engine is one replay's state: the KV cache manager, the scheduler's
+// queues, the connector's halves and the counters of the report.
+type engine struct {
+	cfg      Config
+	perBlock int
+	clock    *Clock
+	model    Model
+	pages    *pageMemory
+	kv       *kvCache
+	sched    *connector.Scheduler
+	worker   *connector.Worker
+	stats    *connector.Stats
+
+	evict       func()
+	nextEvictMS float64
+
+	waiting   queue
+	running   []*request
+	finishing []*request
+	batch     []*request
+	views     []connector.Scheduled
+	token     [1]int64
+
+	counts counters
+	lat    latencies
+	failed []FailedRequest
+}
+
+// counters are the report's request and token counters.
+type counters struct {
+	requests, completed, failed         int64
+	promptTokens, computedPromptTokens  int64
+	localHitTokens, poolHitTokens       int64
+	restarts, preemptions, mismatches   int64
+	iterations, prefillTokens, decodeTk int64
+}
+
+func newEngine(cfg Config) (*engine, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	e := &engine{cfg: cfg, perBlock: cfg.Layout.TokensPerBlock, clock: cfg.Clock, model: Model{Regions: cfg.Regions}}
+	slots := connector.PageSlots(cfg.Layout, cfg.Layout.Ranks[0])
+	var perBlockBytes int64
+	for _, s := range slots {
+		perBlockBytes += s.Bytes
+	}
+	blocks, err := cfg.gpuBlocks(perBlockBytes)
+	if err != nil {
+		return nil, err
+	}
+	if e.pages, err = newPageMemory(slots, blocks); err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	if e.kv, err = newKVCache(e.pages, e.perBlock, cfg.ReuseMatchAlignment); err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	e.stats = connector.NewStats(cfg.StatsInterval, e.clock.Now, stats.NoRank, cfg.StatsLine)
+	if err := e.newConnector(slots); err != nil {
+		return nil, err
+	}
+	e.evict = memEvictFunc(cfg.Pool)
+	return e, nil
+}
+
+func (e *engine) newConnector(slots []connector.PageSlot) error {
+	cfg := e.cfg
+	mover := cfg.Mover
+	if mover == nil {
+		mover = connector.NewHostMover(cfg.Pool, cfg.TransferBatchSize, cfg.StageThroughHost,
+			cfg.StagingBufferBytes, maxSlotBytes(slots))
+	}
+	w, err := connector.NewWorker(connector.WorkerOptions{
+		Store: cfg.Pool, Layout: cfg.Layout, Namespace: cfg.Namespace, Rank: cfg.Layout.Ranks[0],
+		Pages: e.pages, Mover: mover, SoftPinTTL: cfg.SoftPinTTL, GroupBlocks: cfg.GroupBlocks,
+		LoadStats: e.stats.Load, SaveStats: e.stats.Save,
+	})
+	if err != nil {
+		return fmt.Errorf("engine: %w", err)
+	}
+	e.worker = w
+	e.sched = connector.NewScheduler(connector.SchedulerOptions{
+		Loads: cfg.Role == RoleBoth || cfg.Role == RoleConsumer,
+		Saves: cfg.Role == RoleBoth || cfg.Role == RoleProducer,
+		Holes: e.stats.Holes,
+	}, w)
+	return nil
+}
+
+func maxSlotBytes(slots []connector.PageSlot) int64 {
+	var n int64
+	for _, s := range slots {
+		n = max(n, s.Bytes)
+	}
+	return n
+}
+
+// newChain returns an empty chain seeded for a request's scope.
+func (e *engine) newChain(scope keys.Scope) (*keys.Chain, error) {
+	seed, err := keys.Seed(e.cfg.Scheme, scope, e.cfg.Lookahead)
+	if err != nil {
+		return nil, err
+	}
+	return keys.NewChain(seed, e.perBlock, e.cfg.Lookahead)
+}
+
+// tickEviction runs the pool's eviction step every EvictEvery of virtual
+// time.
+func (e *engine) tickEviction() {
+	if e.evict == nil {
+		return
+	}
+	now := e.clock.ElapsedMS()
+	if now < e.nextEvictMS {
+		return
+	}
+	e.evict()
+	e.nextEvictMS = now + float64(e.cfg.EvictEvery)/float64(time.Millisecond)
+}

@@ -1,0 +1,78 @@
+package engine
+
+import (
+	"fmt"
+
+	"github.com/kvctl/kvctl/connector"
+	"github.com/kvctl/kvctl/keys"
+)
+
+// pageMemory is the emulated GPU KV cache: for every page slot of the
+// layout (each layer group's shard on this rank, then each replicated
+// layer group), one page per KV block. It also records which chain hash
+// each block's pages hold, so that a save of a page whose KV was never
+// computed (or loaded) is caught instead of published.
+type pageMemory struct {
+	slots  []connector.PageSlot
+	blocks int
+	mem    [][]byte // per slot: blocks pages of slots[i].Bytes
+	holds  []keys.Hash
+	valid  []bool
+}
+
+func newPageMemory(slots []connector.PageSlot, blocks int) (*pageMemory, error) {
+	if blocks <= 0 {
+		return nil, fmt.Errorf("gpu blocks must be positive, got %d", blocks)
+	}
+	p := &pageMemory{slots: slots, blocks: blocks, holds: make([]keys.Hash, blocks), valid: make([]bool, blocks)}
+	for _, s := range slots {
+		p.mem = append(p.mem, make([]byte, int64(blocks)*s.Bytes))
+	}
+	return p, nil
+}
+
+// Page returns page slot slot of KV block block.
+func (p *pageMemory) Page(slot int, block int32) []byte {
+	n := p.slots[slot].Bytes
+	off := int64(block) * n
+	return p.mem[slot][off : off+n : off+n]
+}
+
+// Holds reports the chain hash whose KV block block holds; ok is false
+// when its pages hold nothing computed or loaded.
+func (p *pageMemory) Holds(block int32) (h keys.Hash, ok bool) {
+	return p.holds[block], p.valid[block]
+}
+
+// fill computes every page of block with the model's KV for hash h.
+func (p *pageMemory) fill(m Model, block int32, h keys.Hash) {
+	for i, s := range p.slots {
+		m.Fill(p.Page(i, block), h, s.LayerGroup.ID, s.Rank())
+	}
+	p.holds[block], p.valid[block] = h, true
+}
+
+// verify counts the pages of block that differ from the model's KV for h.
+func (p *pageMemory) verify(m Model, block int32, h keys.Hash) int {
+	bad := 0
+	for i, s := range p.slots {
+		if !m.Equal(p.Page(i, block), h, s.LayerGroup.ID, s.Rank()) {
+			bad++
+		}
+	}
+	return bad
+}
+
+// landed records that block's pages were loaded with the KV of hash h.
+func (p *pageMemory) landed(block int32, h keys.Hash) { p.holds[block], p.valid[block] = h, true }
+
+func (p *pageMemory) invalidate(block int32) { p.valid[block] = false }
+
+// bytesPerBlock is the size of one block's pages on this rank.
+func (p *pageMemory) bytesPerBlock() int64 {
+	var n int64
+	for _, s := range p.slots {
+		n += s.Bytes
+	}
+	return n
+}

@@ -1,0 +1,150 @@
+package engine
+
+import "github.com/kvctl/kvctl/keys"
+
+// radixNode is one cached block: a KV block whose pages hold the KV of the
+// block with this chain hash. Since a chain hash commits to every token
+// before it, the node's path from the root is implied by its hash; the
+// parent link and child count keep the tree shape for reclaim.
+type radixNode struct {
+	hash     keys.Hash
+	block    int32
+	parent   *radixNode
+	children int32
+	refs     int32
+	// prev and next link the node into the LRU list while refs == 0.
+	prev, next *radixNode
+	inLRU      bool
+}
+
+// radixTree indexes cached blocks by chain hash for local prefix reuse.
+// Blocks no request references sit in an LRU list, oldest first, and are
+// reclaimed from its front when pages run out. A request releases its
+// blocks deepest first, and every request that references a block also
+// references its ancestors, so the front is a leaf in the normal course; a
+// reclaimed node that still has children detaches them, which leaves them
+// unreachable (a match walks from the root) until they age out too.
+type radixTree struct {
+	nodes map[keys.Hash]*radixNode
+	// lru is a sentinel: lru.next is the oldest unreferenced node.
+	lru    radixNode
+	lruLen int
+}
+
+func newRadixTree() *radixTree {
+	t := &radixTree{nodes: make(map[keys.Hash]*radixNode)}
+	t.lru.next, t.lru.prev = &t.lru, &t.lru
+	return t
+}
+
+// match walks hashes from the root and returns the leading nodes found,
+// at most limit of them, taking a reference on each.
+func (t *radixTree) match(hashes []keys.Hash, limit int, dst []*radixNode) []*radixNode {
+	var parent *radixNode
+	for i := 0; i < len(hashes) && i < limit; i++ {
+		n := t.nodes[hashes[i]]
+		if n == nil || n.parent != parent {
+			break
+		}
+		t.acquire(n)
+		dst = append(dst, n)
+		parent = n
+	}
+	return dst
+}
+
+// insert caches block as the node for hash h under parent (nil for a first
+// block) with one reference. It returns nil when h is already cached or
+// when parent was detached (the caller keeps its block private).
+func (t *radixTree) insert(h keys.Hash, block int32, parent *radixNode) *radixNode {
+	if _, dup := t.nodes[h]; dup {
+		return nil
+	}
+	if parent != nil && t.nodes[parent.hash] != parent {
+		return nil
+	}
+	n := &radixNode{hash: h, block: block, parent: parent, refs: 1}
+	if parent != nil {
+		parent.children++
+	}
+	t.nodes[h] = n
+	return n
+}
+
+func (t *radixTree) acquire(n *radixNode) {
+	if n.refs == 0 && n.inLRU {
+		t.unlink(n)
+	}
+	n.refs++
+}
+
+// release drops one reference. An unreferenced indexed node becomes the
+// newest entry of the LRU list; an unreferenced detached node is dropped
+// and its block returned (free is true) for the free list.
+func (t *radixTree) release(n *radixNode) (block int32, free bool) {
+	n.refs--
+	if n.refs > 0 {
+		return 0, false
+	}
+	if t.nodes[n.hash] != n {
+		return n.block, true
+	}
+	n.prev, n.next = t.lru.prev, &t.lru
+	t.lru.prev.next = n
+	t.lru.prev = n
+	n.inLRU = true
+	t.lruLen++
+	return 0, false
+}
+
+func (t *radixTree) unlink(n *radixNode) {
+	n.prev.next = n.next
+	n.next.prev = n.prev
+	n.prev, n.next, n.inLRU = nil, nil, false
+	t.lruLen--
+}
+
+// reclaim removes the least recently used unreferenced node and returns
+// its block; ok is false when no node is unreferenced.
+func (t *radixTree) reclaim() (block int32, ok bool) {
+	n := t.lru.next
+	if n == &t.lru {
+		return 0, false
+	}
+	t.unlink(n)
+	if t.nodes[n.hash] != n {
+		return n.block, true // detached earlier
+	}
+	delete(t.nodes, n.hash)
+	if n.parent != nil {
+		n.parent.children--
+	}
+	if n.children > 0 {
+		t.detachChildren(n)
+	}
+	return n.block, true
+}
+
+// detachChildren takes the descendants of n out of the index: a match
+// could never reach them again. Unreferenced ones stay in the LRU list and
+// are reclaimed in turn; referenced ones return their block when released.
+// There is no child list, so it scans the index; it is rare (see
+// radixTree).
+func (t *radixTree) detachChildren(n *radixNode) {
+	gone := map[*radixNode]bool{n: true}
+	for changed := true; changed; {
+		changed = false
+		for h, c := range t.nodes {
+			if gone[c.parent] {
+				gone[c] = true
+				delete(t.nodes, h)
+				changed = true
+			}
+		}
+	}
+	n.children = 0
+}
+
+// cached returns the number of cached blocks and how many of them are
+// unreferenced (reclaimable).
+func (t *radixTree) cached() (total, reclaimable int) { return len(t.nodes), t.lruLen }

@@ -1,0 +1,195 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kvctl/kvctl/keys"
+)
+
+// queue is the FCFS waiting queue; preempted and restarted requests go
+// back to its front.
+type queue struct {
+	items []*request
+	head  int
+}
+
+func (q *queue) len() int { return len(q.items) - q.head }
+
+func (q *queue) peek() *request { return q.items[q.head] }
+
+func (q *queue) pushBack(r *request) { q.items = append(q.items, r) }
+
+func (q *queue) popFront() *request {
+	r := q.items[q.head]
+	q.items[q.head] = nil
+	q.head++
+	if q.head == len(q.items) {
+		q.items, q.head = q.items[:0], 0
+	}
+	return r
+}
+
+func (q *queue) pushFront(r *request) {
+	if q.head > 0 {
+		q.head--
+		q.items[q.head] = r
+		return
+	}
+	q.items = append(q.items, nil)
+	copy(q.items[1:], q.items)
+	q.items[0] = r
+}
+
+// schedule forms the next pass (FCFS): running requests first, in
+// admission order (a decoding request takes one token, a prefilling one a
+// chunk of what is left of the token budget), then waiting requests while
+// there are slots (max_batch_size), tokens (max_num_tokens) and pages.
+// A running request that finds no page for its next token preempts the
+// newest running request (itself when it is the newest).
+func (e *engine) schedule(ctx context.Context) error {
+	e.batch = e.batch[:0]
+	budget, slots := e.cfg.MaxNumTokens, e.cfg.MaxBatchSize
+	for i := 0; i < len(e.running) && budget > 0 && slots > 0; i++ {
+		r := e.running[i]
+		n := min(r.contextLen()-r.computed, budget)
+		if n = e.reserve(r, n); n == 0 {
+			continue // r preempted itself: it was the last one
+		}
+		r.scheduled, r.loadTokens = n, 0
+		e.batch = append(e.batch, r)
+		budget -= n
+		slots--
+	}
+	for e.waiting.len() > 0 && budget > 0 && slots > 0 {
+		r := e.waiting.peek()
+		ok, err := e.admit(ctx, r, budget)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		e.waiting.popFront()
+		r.phase = phaseRunning
+		e.running = append(e.running, r)
+		e.batch = append(e.batch, r)
+		budget -= r.scheduled
+		slots--
+	}
+	return nil
+}
+
+// reserve allocates the pages for n more tokens of running request r,
+// shrinking n to what the pages allow and preempting the newest running
+// requests when not even one token fits. It returns the tokens reserved,
+// 0 when r itself was preempted.
+func (e *engine) reserve(r *request, n int) int {
+	t := e.perBlock
+	for {
+		have := r.alloc.numBlocks()
+		fit := (have+e.kv.available())*t - r.computed
+		if fit >= 1 {
+			n = min(n, fit)
+			if !e.kv.grow(&r.alloc, ceilDiv(r.computed+n, t)) {
+				panic("engine: grow failed within available pages")
+			}
+			r.conn.Blocks = r.alloc.blocks
+			return n
+		}
+		victim := e.running[len(e.running)-1]
+		e.preempt(victim)
+		if victim == r {
+			return 0
+		}
+	}
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+// admit tries to start waiting request r with at most budget tokens: local
+// match, connector lookup, offer settled to what the pages allow, pages
+// allocated. It returns false, changing nothing, when the pages cannot
+// take even one token beyond the local match.
+func (e *engine) admit(ctx context.Context, r *request, budget int) (bool, error) {
+	t := e.perBlock
+	chain := r.conn.Chain
+	if n := chain.NumTokens(); n < len(r.tokens) {
+		chain.Extend(r.tokens[n:])
+	}
+	r.conn.NumTokens = len(r.tokens)
+	limit := keys.OfferableBlocks(len(r.tokens), t, chain.NumBlocks())
+	k := e.kv.match(&r.alloc, chain.Hashes(), limit)
+	matched := e.localMatch(k)
+	e.kv.truncate(&r.alloc, matched/t)
+	avail := e.kv.available()
+	if (len(r.alloc.blocks)+avail)*t-matched < 1 {
+		e.kv.release(&r.alloc)
+		return false, nil
+	}
+	r.computed, r.written = matched, matched/t
+	r.cover(0, matched, &r.localHit)
+	offer, err := e.sched.GetNumNewMatchedTokens(ctx, &r.conn, matched)
+	if err != nil {
+		return false, fmt.Errorf("request %q: %w", r.userID, err)
+	}
+	room := (len(r.alloc.blocks)+avail)*t - matched // tokens the pages can take
+	honoured := min(offer, (room-1)/t*t)
+	chunk := min(r.contextLen()-matched-honoured, budget, room-honoured)
+	if !e.kv.grow(&r.alloc, ceilDiv(matched+honoured+chunk, t)) {
+		panic("engine: grow failed within available pages")
+	}
+	r.conn.Blocks = r.alloc.blocks
+	if err := e.sched.UpdateStateAfterAlloc(&r.conn, matched, 0, honoured); err != nil {
+		return false, fmt.Errorf("request %q: %w", r.userID, err)
+	}
+	r.loadTokens, r.scheduled = honoured, chunk
+	return true, nil
+}
+
+// localMatch turns k matched blocks into matched tokens: the draft's
+// backoff (local_reuse_backoff align: back off by the lookahead, then
+// align down to a block; off: take the match whole), then
+// reuse_match_alignment. Matches are whole blocks: a partially matched
+// block is recomputed into a private block.
+func (e *engine) localMatch(k int) int {
+	t := e.perBlock
+	m := k * t
+	if e.cfg.LocalReuseBackoff == BackoffAlign && e.cfg.Lookahead > 0 && m > 0 {
+		m = max(0, m-e.cfg.Lookahead) / t * t
+	}
+	m = e.kv.alignMatch(m)
+	return m / t * t
+}
+
+// preempt frees a running request's pages and puts it back at the front
+// of the waiting queue; it recomputes from its local and pool matches
+// when readmitted.
+func (e *engine) preempt(r *request) {
+	e.counts.preemptions++
+	e.rewind(r)
+}
+
+// rewind frees r's allocation, forgets its progress and readmits it at
+// the front of the waiting queue (a restart after a failed load, or a
+// preemption).
+func (e *engine) rewind(r *request) {
+	e.kv.release(&r.alloc)
+	r.conn.Blocks = nil
+	r.computed, r.written, r.scheduled, r.loadTokens = 0, 0, 0, 0
+	e.sched.RequestReset(r.conn.ID)
+	e.removeRunning(r)
+	r.phase = phaseWaiting
+	e.waiting.pushFront(r)
+}
+
+func (e *engine) removeRunning(r *request) {
+	for i, x := range e.running {
+		if x == r {
+			copy(e.running[i:], e.running[i+1:])
+			e.running[len(e.running)-1] = nil
+			e.running = e.running[:len(e.running)-1]
+			return
+		}
+	}
+}

@@ -1,0 +1,128 @@
+package keys
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash"
+
+	"golang.org/x/crypto/blake2b"
+)
+
+// Chain is a request's block-hash chain, extended as tokens arrive. It
+// keeps only the tokens of the block not yet complete (and the lookahead
+// window), not the whole prompt: extending it in any chunking gives the
+// same hashes as one call with every token.
+//
+// Block b exists once tokens (b+1)*T+L exist:
+//
+//	h[b] = H(h[b-1] ‖ int64le(tokens[b*T : (b+1)*T + L])),  h[-1] = seed
+//
+// A Chain is not safe for concurrent use.
+type Chain struct {
+	seed      Hash
+	perBlock  int // T
+	lookahead int // L
+	numTokens int
+	hashes    []Hash
+	// win holds the parent hash then the pending window of tokens as
+	// little-endian int64: 16 + (T+L)*8 bytes; fill counts the token bytes.
+	win  []byte
+	fill int
+	sum  hash.Hash
+}
+
+// NewChain returns an empty chain starting at seed, for blocks of
+// tokensPerBlock tokens and a prompt lookahead of lookahead tokens.
+func NewChain(seed Hash, tokensPerBlock, lookahead int) (*Chain, error) {
+	if tokensPerBlock <= 0 {
+		return nil, fmt.Errorf("tokens per block must be positive, got %d", tokensPerBlock)
+	}
+	if lookahead < 0 {
+		return nil, fmt.Errorf("prompt lookahead must not be negative, got %d", lookahead)
+	}
+	d, err := blake2b.New(HashSize, nil)
+	if err != nil {
+		return nil, err
+	}
+	c := &Chain{
+		perBlock:  tokensPerBlock,
+		lookahead: lookahead,
+		win:       make([]byte, HashSize+(tokensPerBlock+lookahead)*8),
+		sum:       d,
+	}
+	c.Reset(seed)
+	return c, nil
+}
+
+// Reset empties the chain and restarts it at seed, keeping its buffers.
+func (c *Chain) Reset(seed Hash) {
+	c.seed = seed
+	c.numTokens = 0
+	c.hashes = c.hashes[:0]
+	c.fill = 0
+	copy(c.win, seed[:])
+}
+
+// Extend appends tokens and hashes every block they complete.
+func (c *Chain) Extend(tokens []int64) {
+	c.numTokens += len(tokens)
+	win := c.win
+	full := len(win) - HashSize
+	for len(tokens) > 0 {
+		k := min(len(tokens), (full-c.fill)/8)
+		dst := win[HashSize+c.fill : HashSize+c.fill+8*k]
+		for i, t := range tokens[:k] {
+			binary.LittleEndian.PutUint64(dst[8*i:], uint64(t))
+		}
+		c.fill += 8 * k
+		tokens = tokens[k:]
+		if c.fill == full {
+			c.hashBlock()
+		}
+	}
+}
+
+// hashBlock hashes the full window, makes the hash the next parent and
+// keeps the lookahead tokens, which open the next block's window.
+func (c *Chain) hashBlock() {
+	c.sum.Reset()
+	c.sum.Write(c.win)
+	c.sum.Sum(c.win[:0]) // the new parent overwrites the old one
+	c.hashes = append(c.hashes, Hash(c.win[:HashSize]))
+	step := HashSize + 8*c.perBlock
+	c.fill = copy(c.win[HashSize:], c.win[step:])
+}
+
+// Seed returns the hash the chain starts from.
+func (c *Chain) Seed() Hash { return c.seed }
+
+// NumTokens returns how many tokens the chain has been extended with.
+func (c *Chain) NumTokens() int { return c.numTokens }
+
+// NumBlocks returns how many blocks are hashed: max(0, n-L) / T.
+func (c *Chain) NumBlocks() int { return len(c.hashes) }
+
+// Hash returns the hash of block i; it panics when i is not in
+// [0, NumBlocks()).
+func (c *Chain) Hash(i int) Hash { return c.hashes[i] }
+
+// Hashes returns the block hashes in order. The slice is the chain's own:
+// callers must not modify it, and it is only valid until the next Reset.
+func (c *Chain) Hashes() []Hash { return c.hashes[:len(c.hashes):len(c.hashes)] }
+
+// TokensPerBlock returns T.
+func (c *Chain) TokensPerBlock() int { return c.perBlock }
+
+// Lookahead returns the prompt lookahead L.
+func (c *Chain) Lookahead() int { return c.lookahead }
+
+// OfferableBlocks returns how many leading blocks of a prompt the connector
+// may offer from the pool: those before the block holding the last prompt
+// token, so that the runtime always computes at least one token:
+// min(numBlocks, max(0, (numPromptTokens-1)/tokensPerBlock)).
+func OfferableBlocks(numPromptTokens, tokensPerBlock, numBlocks int) int {
+	if numPromptTokens <= 0 || tokensPerBlock <= 0 {
+		return 0
+	}
+	return max(0, min(numBlocks, (numPromptTokens-1)/tokensPerBlock))
+}

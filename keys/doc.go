@@ -1,0 +1,13 @@
+// Package keys computes the pool block keys of TensorRT-LLM's Mooncake-store
+// KV connector, byte for byte: scope seeds, prompt lookahead, incremental
+// block-hash chains, page and eviction-group key strings for tensor-parallel,
+// attention-data-parallel and replicated layouts. It also reads prompt token
+// ids from JSON, text or raw int64 input.
+//
+// The recipe is the one in spec/keys.md: BLAKE2b with a 16-byte digest,
+// tokens as little-endian int64, a framed scope seed, and
+//
+//	h[b] = H(h[b-1] ‖ int64le(tokens[b*T : (b+1)*T + L]))
+//
+// where T is tokens_per_block and L the prompt lookahead of a one-model draft.
+package keys

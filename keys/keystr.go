@@ -1,0 +1,114 @@
+package keys
+
+import (
+	"encoding/hex"
+	"errors"
+	"strconv"
+)
+
+// DefaultNamespace is the key namespace when none is configured.
+const DefaultNamespace = "trtllm"
+
+// Namespace is the prefix of every key: {Name}/{ModelKey}/... No escaping:
+// a "/" inside either just adds path segments, as upstream.
+type Namespace struct {
+	// Name defaults to "trtllm" when empty.
+	Name string
+	// ModelKey is required: no default is safe, since two models with the
+	// same basename would share keys.
+	ModelKey string
+}
+
+// Validate reports a missing model key.
+func (n Namespace) Validate() error {
+	if n.ModelKey == "" {
+		return errors.New("model key is required in page keys (no default is safe)")
+	}
+	return nil
+}
+
+func (n Namespace) appendPrefix(b []byte) []byte {
+	name := n.Name
+	if name == "" {
+		name = DefaultNamespace
+	}
+	b = append(b, name...)
+	b = append(b, '/')
+	b = append(b, n.ModelKey...)
+	return append(b, '/')
+}
+
+// PageKey spells the key of one page:
+// {namespace}/{model_key}/{shard}/lg{id}/t{T}b{bytes_per_page}/{hex(h)}.
+func (n Namespace) PageKey(shard Shard, lg LayerGroup, tokensPerBlock int, h Hash) string {
+	b := make([]byte, 0, 96+len(n.Name)+len(n.ModelKey))
+	return string(n.appendPageKey(b, shard, lg, tokensPerBlock, h))
+}
+
+func (n Namespace) appendPageKey(b []byte, shard Shard, lg LayerGroup, tokensPerBlock int, h Hash) []byte {
+	b = n.appendPrefix(b)
+	b = shard.appendTo(b)
+	b = appendPageSuffix(b, lg, tokensPerBlock)
+	return appendHex(b, h)
+}
+
+// appendPageSuffix appends "/lg{id}/t{T}b{bytes}/".
+func appendPageSuffix(b []byte, lg LayerGroup, tokensPerBlock int) []byte {
+	b = append(b, "/lg"...)
+	b = strconv.AppendInt(b, int64(lg.ID), 10)
+	b = append(b, "/t"...)
+	b = strconv.AppendInt(b, int64(tokensPerBlock), 10)
+	b = append(b, 'b')
+	b = strconv.AppendInt(b, lg.BytesPerPage, 10)
+	return append(b, '/')
+}
+
+func appendHex(b []byte, h Hash) []byte {
+	n := len(b)
+	b = append(b, make([]byte, 2*HashSize)...)
+	hex.Encode(b[n:], h[:])
+	return b
+}
+
+// GroupKey spells a block's eviction-group key:
+// {namespace}/{model_key}/w{world}/{hex(h)}. It leaves out shard, layer
+// group, T and page size, but keeps the world size.
+func (n Namespace) GroupKey(world int, h Hash) string {
+	b := make([]byte, 0, 64+len(n.Name)+len(n.ModelKey))
+	b = n.appendPrefix(b)
+	b = append(b, 'w')
+	b = strconv.AppendInt(b, int64(world), 10)
+	b = append(b, '/')
+	return string(appendHex(b, h))
+}
+
+// AppendBlockKeys appends every page key of one block, in the order a
+// lookup asks for them: for each sharded layer group, each rank's shard in
+// l.Ranks order; then each replicated layer group. The keys of one call
+// share one allocation.
+func (n Namespace) AppendBlockKeys(dst []string, l Layout, h Hash) []string {
+	pages := l.PagesPerBlock()
+	if pages == 0 {
+		return dst
+	}
+	b := make([]byte, 0, pages*(100+len(n.Name)+len(n.ModelKey)))
+	var small [16]int
+	ends := small[:0]
+	for _, lg := range l.LayerGroups {
+		for _, r := range l.Ranks {
+			b = n.appendPageKey(b, Shard{World: l.World, Rank: r}, lg, l.TokensPerBlock, h)
+			ends = append(ends, len(b))
+		}
+	}
+	for _, lg := range l.Replicated {
+		b = n.appendPageKey(b, Shard{Replicated: true}, lg, l.TokensPerBlock, h)
+		ends = append(ends, len(b))
+	}
+	all := string(b)
+	start := 0
+	for _, end := range ends {
+		dst = append(dst, all[start:end])
+		start = end
+	}
+	return dst
+}

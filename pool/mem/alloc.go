@@ -1,0 +1,261 @@
+package mem
+
+import "math/bits"
+
+// binCount bins cover every int64 size: a bin is a size rounded down to a
+// float with a 3-bit mantissa (the bins of an offset allocator), so sizes in
+// one bin differ by at most 12.5%.
+const (
+	binCount  = 512
+	scanLimit = 8
+)
+
+// alignUp rounds n up to a multiple of Granule.
+func alignUp(n int64) int64 { return (n + Granule - 1) &^ (Granule - 1) }
+
+// binDown is the bin holding free extents of size n.
+func binDown(n int64) int {
+	u := uint64(n)
+	e := bits.Len64(u) - 1
+	if e < 3 {
+		return int(u)
+	}
+	m := (u >> (e - 3)) & 7
+	return (e-2)<<3 | int(m)
+}
+
+// binLow is the smallest size that falls in bin b.
+func binLow(b int) int64 {
+	if b < 8 {
+		return int64(b)
+	}
+	e := b>>3 + 2
+	return int64(8|b&7) << (e - 3)
+}
+
+// binUp is the first bin whose every extent can hold n bytes.
+func binUp(n int64) int {
+	b := binDown(n)
+	if binLow(b) < n {
+		b++
+	}
+	return b
+}
+
+// extent is a free range [off, off+size) of a segment's address space,
+// linked into the list of its bin.
+type extent struct {
+	off, size  int64
+	bin        int
+	prev, next *extent
+}
+
+// segment is one segment's allocator: an address space of capacity bytes
+// carved into arenas of arenaSize (the last may be shorter), opened in
+// order as allocations need them. Free extents never cross an arena
+// boundary, so every allocation lies inside one arena.
+type segment struct {
+	name      string
+	capacity  int64
+	arenaSize int64
+	noBytes   bool
+	arenas    [][]byte
+	opened    int
+	used      int64
+	byStart   map[int64]*extent
+	byEnd     map[int64]*extent
+	bins      [binCount]*extent
+	nonEmpty  [binCount / 64]uint64
+}
+
+func newSegment(name string, capacity, arenaSize int64, noBytes bool) *segment {
+	return &segment{
+		name:      name,
+		capacity:  capacity,
+		arenaSize: min(arenaSize, capacity),
+		noBytes:   noBytes,
+		byStart:   map[int64]*extent{},
+		byEnd:     map[int64]*extent{},
+	}
+}
+
+// arenaCount is the number of arenas the segment can open.
+func (g *segment) arenaCount() int {
+	return int((g.capacity + g.arenaSize - 1) / g.arenaSize)
+}
+
+// arenaOf is the index of the arena holding offset off.
+func (g *segment) arenaOf(off int64) int { return int(off / g.arenaSize) }
+
+// arenaEnd is where arena a's address range ends.
+func (g *segment) arenaEnd(a int) int64 { return min(int64(a+1)*g.arenaSize, g.capacity) }
+
+// alloc reserves n bytes (a multiple of Granule), reusing free space before
+// opening a new arena; ok is false when the segment has no room.
+func (g *segment) alloc(n int64) (off int64, ok bool) {
+	if n > g.arenaSize {
+		return 0, false
+	}
+	if e := g.findFit(n); e != nil {
+		return g.carve(e, n), true
+	}
+	for g.opened < g.arenaCount() {
+		if e := g.openArena(); e.size >= n {
+			return g.carve(e, n), true
+		}
+	}
+	return 0, false
+}
+
+// findFit finds a free extent of at least n bytes: a few of the extents in
+// n's own bin (where freed blocks of exactly n bytes land), then the head of
+// the first non-empty bin whose extents are all large enough.
+func (g *segment) findFit(n int64) *extent {
+	e := g.bins[binDown(n)]
+	for i := 0; e != nil && i < scanLimit; i++ {
+		if e.size >= n {
+			return e
+		}
+		e = e.next
+	}
+	if b := g.firstNonEmpty(binUp(n)); b >= 0 {
+		return g.bins[b]
+	}
+	return nil
+}
+
+func (g *segment) firstNonEmpty(from int) int {
+	for w := from >> 6; w < len(g.nonEmpty); w++ {
+		mask := g.nonEmpty[w]
+		if w == from>>6 {
+			mask &= ^uint64(0) << (from & 63)
+		}
+		if mask != 0 {
+			return w<<6 | bits.TrailingZeros64(mask)
+		}
+	}
+	return -1
+}
+
+// openArena opens the next arena and returns its free extent.
+func (g *segment) openArena() *extent {
+	start, end := g.openRaw()
+	return g.insert(start, end-start)
+}
+
+// openRaw allocates the next arena's memory without making it free space.
+func (g *segment) openRaw() (start, end int64) {
+	a := g.opened
+	g.opened++
+	start, end = int64(a)*g.arenaSize, g.arenaEnd(a)
+	if !g.noBytes {
+		g.arenas = append(g.arenas, make([]byte, end-start))
+	}
+	return start, end
+}
+
+// span is an allocated range of a segment.
+type span struct{ off, n int64 }
+
+// restore makes free space of everything in the opened arenas outside
+// spans, which are sorted, disjoint and each inside one opened arena.
+func (g *segment) restore(spans []span) {
+	for a := range g.opened {
+		cur, end := int64(a)*g.arenaSize, g.arenaEnd(a)
+		for len(spans) > 0 && spans[0].off < end {
+			sp := spans[0]
+			spans = spans[1:]
+			if sp.off > cur {
+				g.insert(cur, sp.off-cur)
+			}
+			cur = sp.off + sp.n
+			g.used += sp.n
+		}
+		if cur < end {
+			g.insert(cur, end-cur)
+		}
+	}
+}
+
+// carve takes n bytes from the start of free extent e.
+func (g *segment) carve(e *extent, n int64) int64 {
+	off := e.off
+	g.unlink(e)
+	delete(g.byStart, off)
+	if e.size == n {
+		delete(g.byEnd, off+n)
+	} else {
+		e.off += n
+		e.size -= n
+		g.byStart[e.off] = e
+		g.link(e)
+	}
+	g.used += n
+	return off
+}
+
+// free returns [off, off+n) to the free space, merging it with free
+// neighbours in the same arena.
+func (g *segment) free(off, n int64) {
+	g.used -= n
+	start, end := off, off+n
+	a := g.arenaOf(off)
+	if p := g.byEnd[start]; p != nil && g.arenaOf(p.off) == a {
+		g.remove(p)
+		start = p.off
+	}
+	if q := g.byStart[end]; q != nil && g.arenaOf(q.off) == a {
+		g.remove(q)
+		end = q.off + q.size
+	}
+	g.insert(start, end-start)
+}
+
+func (g *segment) insert(off, size int64) *extent {
+	e := &extent{off: off, size: size}
+	g.byStart[off] = e
+	g.byEnd[off+size] = e
+	g.link(e)
+	return e
+}
+
+func (g *segment) remove(e *extent) {
+	g.unlink(e)
+	delete(g.byStart, e.off)
+	delete(g.byEnd, e.off+e.size)
+}
+
+func (g *segment) link(e *extent) {
+	e.bin = binDown(e.size)
+	e.prev, e.next = nil, g.bins[e.bin]
+	if e.next != nil {
+		e.next.prev = e
+	}
+	g.bins[e.bin] = e
+	g.nonEmpty[e.bin>>6] |= 1 << (e.bin & 63)
+}
+
+func (g *segment) unlink(e *extent) {
+	if e.prev != nil {
+		e.prev.next = e.next
+	} else {
+		g.bins[e.bin] = e.next
+	}
+	if e.next != nil {
+		e.next.prev = e.prev
+	}
+	if g.bins[e.bin] == nil {
+		g.nonEmpty[e.bin>>6] &^= 1 << (e.bin & 63)
+	}
+	e.prev, e.next = nil, nil
+}
+
+// bytes is the memory of [off, off+n); nil in metadata-only mode.
+func (g *segment) bytes(off, n int64) []byte {
+	if g.noBytes {
+		return nil
+	}
+	a := g.arenaOf(off)
+	lo := off - int64(a)*g.arenaSize
+	return g.arenas[a][lo : lo+n : lo+n]
+}

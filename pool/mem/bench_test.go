@@ -1,0 +1,147 @@
+package mem
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/kvctl/kvctl/pool"
+)
+
+// BenchmarkExist measures batched read-only Exist over a pool of 1M keys,
+// half the probes hitting; it reports keys/s (run with -cpu 1).
+func BenchmarkExist(b *testing.B) {
+	const stored, batch = 1 << 20, 1024
+	s, err := New(Options{Capacity: 1 << 30, MetadataOnly: true, Eviction: EvictManual})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	keys := make([]string, 2*stored)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("trtllm/model/%016x-%08d", uint64(i)*0x9e3779b97f4a7c15, i)
+	}
+	items := make([]pool.PutItem, stored)
+	for i := range items {
+		items[i] = pool.PutItem{Key: keys[2*i], Size: 64}
+	}
+	if err := s.Put(ctx, items, make([]pool.Code, stored)); err != nil {
+		b.Fatal(err)
+	}
+	status := make([]int, batch)
+	b.ReportAllocs()
+	b.ResetTimer()
+	probed := 0
+	for i := 0; b.Loop(); i++ {
+		off := (i * batch) % (len(keys) - batch)
+		if err := s.Exist(ctx, keys[off:off+batch], status); err != nil {
+			b.Fatal(err)
+		}
+		probed += batch
+	}
+	b.ReportMetric(float64(probed)/b.Elapsed().Seconds(), "keys/s")
+}
+
+// BenchmarkPut64KiB measures putting 64 KiB values into a pool that never
+// fills (each round removes what it put).
+func BenchmarkPut64KiB(b *testing.B) {
+	const size, batch = 64 << 10, 64
+	s, err := New(Options{Capacity: 256 << 20, Eviction: EvictManual})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	items := make([]pool.PutItem, batch)
+	keys := make([]string, batch)
+	for i := range items {
+		keys[i] = fmt.Sprintf("put/%d", i)
+		items[i] = pool.PutItem{Key: keys[i], Value: make([]byte, size)}
+	}
+	res := make([]pool.Code, batch)
+	b.SetBytes(size * batch)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := s.Put(ctx, items, res); err != nil || res[0] != pool.OK {
+			b.Fatal(err, res[0])
+		}
+		b.StopTimer()
+		s.Remove(ctx, keys, true, res)
+		b.StartTimer()
+	}
+}
+
+// BenchmarkGet64KiB measures getting 64 KiB values into caller buffers.
+func BenchmarkGet64KiB(b *testing.B) {
+	const size, batch, stored = 64 << 10, 64, 1024
+	s, err := New(Options{Capacity: 256 << 20, Eviction: EvictManual})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	all := keysN("get/", stored)
+	for _, k := range all {
+		if err := s.Put(ctx, []pool.PutItem{{Key: k, Value: make([]byte, size)}}, make([]pool.Code, 1)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	bufs := make([][]byte, batch)
+	for i := range bufs {
+		bufs[i] = make([]byte, size)
+	}
+	n := make([]int64, batch)
+	b.SetBytes(size * batch)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		off := (i * batch) % stored
+		if err := s.Get(ctx, all[off:off+batch], bufs, n); err != nil || n[0] != size {
+			b.Fatal(err, n[0])
+		}
+	}
+}
+
+// BenchmarkCopy64KiB is the memory-bandwidth baseline for the two above:
+// plain copies of 64 KiB blocks spread over 64 MiB.
+func BenchmarkCopy64KiB(b *testing.B) {
+	const size, batch, stored = 64 << 10, 64, 1024
+	src := make([]byte, size*stored)
+	dst := make([][]byte, batch)
+	for i := range dst {
+		dst[i] = make([]byte, size)
+	}
+	b.SetBytes(size * batch)
+	for i := 0; b.Loop(); i++ {
+		off := (i * batch) % stored
+		for j := range dst {
+			copy(dst[j], src[(off+j)*size:(off+j+1)*size])
+		}
+	}
+}
+
+// BenchmarkEvictNow measures one eviction step over a metadata-only pool of
+// 1M objects at 95% used (each step evicts 100,000 of them, then they are
+// put back untimed).
+func BenchmarkEvictNow(b *testing.B) {
+	const objects = 1 << 20
+	s, err := New(Options{Capacity: objects * 64 * 100 / 95, Segments: 4, MetadataOnly: true, Eviction: EvictManual})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	items := make([]pool.PutItem, objects)
+	for i := range items {
+		items[i] = pool.PutItem{Key: fmt.Sprintf("evict/%08d", i), Size: 64}
+	}
+	res := make([]pool.Code, objects)
+	for b.Loop() {
+		b.StopTimer()
+		s.Put(ctx, items, res)
+		b.StartTimer()
+		if step := s.EvictNow(); step.Pass1 == 0 {
+			b.Fatalf("EvictNow() = %+v, want evictions", step)
+		}
+	}
+}

@@ -1,0 +1,108 @@
+// Package mem is kvctl's embedded pool: segments of preallocated memory
+// behind a Mooncake-master-like object index, with the master's put-if-absent
+// writes, leases, soft and hard pins, eviction groups and eviction loop
+// (see spec/mooncake-pool.md).
+//
+// # Memory
+//
+// The capacity is split evenly over the segments. Each segment is an
+// address space carved into arenas (64 MiB by default) that are allocated
+// lazily, the first time an allocation needs one, so a 64 GiB pool costs
+// only what it holds; an arena is reused after eviction and removal, never
+// returned. An object is one contiguous buffer in one arena of one segment.
+// Allocation sizes are rounded up to 64 bytes and that rounded size is what
+// UsedBytes counts. Segments are tried round-robin; inside a segment a
+// binned first-fit allocator with coalescing reuses freed space before
+// opening a new arena. Objects larger than an arena are refused with
+// InvalidParams. Arenas returns the allocated arena slices, for callers that
+// register them with a GPU driver.
+//
+// # Metadata-only mode
+//
+// With MetadataOnly the pool keeps sizes, placement and state but no bytes:
+// Put accepts a nil Value with Size (a non-nil Value is accepted and its
+// bytes dropped), capacity accounting is exactly that of the byte mode, and
+// Get and View answer InvalidParams for present keys (ObjectNotFound for
+// absent ones) after granting the lease a read would have granted. Use
+// Sizes to read sizes.
+//
+// # Semantics
+//
+// A put allocates (PutStart), copies the bytes outside the index lock and
+// then publishes (PutEnd); only published objects are visible. A put of a
+// key that exists, published or still being written, is a no-op answered
+// ObjectAlreadyExists and counted in Stat.PutsExisting; the first writer's
+// bytes stay. A key must be non-empty and at most 64 KiB; a value must be at
+// least one byte.
+//
+// Get, Sizes, View and ExistLeasing set a present object's lease to
+// max(lease, now + LeaseTTL); Exist and List grant none. A leased object
+// (or one held by View or a Get in progress) is not evicted and is removed
+// only with force; a forced removal of an object being read frees its
+// memory when the last reader is done.
+//
+// SoftPinEnable pins an object until publish time + SoftPinTTL (the
+// option's TTL, or the store's default); reads do not extend it; a TTL above
+// MaxSoftPinTTL is InvalidParams. Hard-pinned objects are never evicted.
+//
+// Eviction follows the master's BatchEvict: it runs when
+// used/capacity > HighWatermark or after an allocation failed (which
+// answers NoAvailableHandle for that key). With u = used/capacity,
+// hw = HighWatermark and r = EvictionRatio it computes
+// target = max(r, u-hw+r) and lowerbound = max(target/2, u-hw) as fractions
+// of the base: the published objects that are not hard-pinned. Candidates
+// are objects whose lease has expired and that nobody is reading, ordered
+// oldest lease deadline first (ties by publish order). Pass 1 evicts
+// ceil(base*target) candidates without an active soft pin; pass 2 evicts up
+// to ceil(base*lowerbound) minus what pass 1 evicted, first the rest of the
+// unpinned candidates, then (unless KeepSoftPinned) the oldest soft-pinned
+// ones. Unlike the master, which evicts every candidate whose deadline ties
+// the cut-off, each pass stops at exactly its count. When a candidate
+// belongs to an eviction group, the group is skipped if any member is leased
+// or being read; otherwise every member goes except hard-pinned ones and,
+// outside the soft-pinned stage of pass 2, soft-pinned ones. Every evicted
+// object counts toward the pass's number. With EvictBackground a goroutine
+// runs the step every 10 ms; with EvictManual only EvictNow does.
+// Stat.EvictionAttempts counts the steps that ran, EvictedKeys and
+// EvictedBytes what they evicted (object sizes, as the master counts).
+//
+// # URL
+//
+// Open accepts mem:// URLs (registered as scheme "mem") with these query
+// parameters; anything else is refused with an error wrapping
+// pool.ErrBadURL:
+//
+//	capacity=64GiB          total capacity (binary units, see package size)
+//	segments=4              number of segments
+//	arena=64MiB             arena size (the largest object)
+//	metadata_only=false     sizes and state only, no bytes
+//	preallocate=false       allocate every arena at open
+//	lease_ttl=10s           default_kv_lease_ttl
+//	soft_pin_ttl=30m        default_kv_soft_pin_ttl
+//	max_soft_pin_ttl=24h    max_kv_soft_pin_ttl
+//	watermark=0.9           eviction_high_watermark_ratio, in (0, 1]
+//	eviction_ratio=0.05     eviction_ratio, in (0, 1]
+//	evict_soft_pinned=true  allow_evict_soft_pinned_objects
+//	eviction=background     background (every 10 ms) or manual (EvictNow)
+//	snapshot=PATH           load PATH at open if it exists, save it on Close
+//
+// # Snapshot format
+//
+// A snapshot file (version 1) is little-endian binary: the magic
+// "KVCTLMEM", uint32 version, uint32 flags (bit 0: metadata-only),
+// int64 capacity, uint32 segments, int64 arena size, uint32 next segment
+// (where round-robin placement resumes), int64 save time (Unix ns), five
+// int64 counters (puts existing, allocation failures,
+// eviction attempts, evicted keys, evicted bytes), one uint32 per segment
+// with its number of allocated arenas, uint64 object count, then per object
+// in publish order: uint32 key length and key, int64 size, uint32 segment,
+// int64 offset, int64 publish time and int64 lease deadline (Unix ns),
+// uint8 flags (bit 0 hard pin, bit 1 soft pin, bit 2 group), int64 soft pin
+// deadline if bit 1, uint32 length and group id if bit 2, and the value's
+// bytes unless metadata-only; last, the xxh3-64 of everything before it as
+// uint64. A snapshot is loaded only into a store of the same capacity,
+// segments, arena size and mode; it is written to a temporary file beside
+// the target and renamed over it. Objects keep their placement, so the
+// loaded pool's accounting equals the saved one's. Runs sharing a snapshot
+// file do not merge: the last to save wins.
+package mem

@@ -1,0 +1,143 @@
+package mem
+
+import (
+	"fmt"
+	"time"
+)
+
+// Defaults of Options, the Mooncake master's where it has one.
+const (
+	DefaultCapacity      = 64 << 30
+	DefaultSegments      = 4
+	DefaultArenaSize     = 64 << 20
+	DefaultLeaseTTL      = 10 * time.Second
+	DefaultSoftPinTTL    = 30 * time.Minute
+	DefaultMaxSoftPinTTL = 24 * time.Hour
+	DefaultHighWatermark = 0.90
+	DefaultEvictionRatio = 0.05
+	// EvictionInterval is how often the background eviction loop runs.
+	EvictionInterval = 10 * time.Millisecond
+	// MaxCapacity is the largest capacity a store accepts (1 PiB).
+	MaxCapacity = 1 << 50
+	// MaxSegments is the largest number of segments a store accepts.
+	MaxSegments = 4096
+	// MaxKeyLen is the longest key a store accepts, in bytes.
+	MaxKeyLen = 64 << 10
+	// Granule is the allocation unit: object sizes are rounded up to it.
+	Granule = 64
+)
+
+// EvictionMode says who runs the eviction step.
+type EvictionMode int
+
+// Eviction modes.
+const (
+	// EvictBackground runs the eviction step every EvictionInterval in a
+	// goroutine that Close stops.
+	EvictBackground EvictionMode = iota
+	// EvictManual runs it only when EvictNow is called.
+	EvictManual
+)
+
+// String is the mode's URL spelling.
+func (m EvictionMode) String() string {
+	if m == EvictManual {
+		return "manual"
+	}
+	return "background"
+}
+
+// Options configure a Store. Zero fields take the defaults above.
+type Options struct {
+	// Capacity is the pool's total size in bytes, split evenly over the
+	// segments. It is a limit: arenas are allocated as the pool fills.
+	Capacity int64
+	// Segments is the number of segments.
+	Segments int
+	// ArenaSize is the unit in which segment memory is allocated, and the
+	// largest object the pool accepts (capped at the segment size). It must
+	// be a multiple of Granule.
+	ArenaSize int64
+	// MetadataOnly keeps sizes and state but no bytes.
+	MetadataOnly bool
+	// Preallocate allocates every arena when the store opens.
+	Preallocate bool
+	// LeaseTTL is default_kv_lease_ttl.
+	LeaseTTL time.Duration
+	// SoftPinTTL is default_kv_soft_pin_ttl, used by SoftPinEnable without
+	// a TTL.
+	SoftPinTTL time.Duration
+	// MaxSoftPinTTL is max_kv_soft_pin_ttl.
+	MaxSoftPinTTL time.Duration
+	// HighWatermark is eviction_high_watermark_ratio, in (0, 1].
+	HighWatermark float64
+	// EvictionRatio is eviction_ratio, in (0, 1].
+	EvictionRatio float64
+	// KeepSoftPinned stops pass 2 of eviction from evicting soft-pinned
+	// objects (allow_evict_soft_pinned_objects=false).
+	KeepSoftPinned bool
+	// Eviction says who runs the eviction step.
+	Eviction EvictionMode
+	// SnapshotPath, when set, is loaded by New if it exists and saved by
+	// Close and Snapshot.
+	SnapshotPath string
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+}
+
+// withDefaults fills the zero fields and validates the result.
+func (o Options) withDefaults() (Options, error) {
+	setDefault(&o.Capacity, DefaultCapacity)
+	setDefault(&o.Segments, DefaultSegments)
+	setDefault(&o.ArenaSize, DefaultArenaSize)
+	setDefault(&o.LeaseTTL, DefaultLeaseTTL)
+	setDefault(&o.SoftPinTTL, DefaultSoftPinTTL)
+	setDefault(&o.MaxSoftPinTTL, DefaultMaxSoftPinTTL)
+	setDefault(&o.HighWatermark, DefaultHighWatermark)
+	setDefault(&o.EvictionRatio, DefaultEvictionRatio)
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o, o.validate()
+}
+
+func setDefault[T int | int64 | float64 | time.Duration](v *T, def T) {
+	if *v == 0 {
+		*v = def
+	}
+}
+
+func (o Options) validate() error {
+	switch {
+	case o.Capacity < 0 || o.Capacity > MaxCapacity:
+		return fmt.Errorf("capacity %d is outside (0, 1PiB]", o.Capacity)
+	case o.Segments < 0 || o.Segments > MaxSegments:
+		return fmt.Errorf("segments %d is outside [1, %d]", o.Segments, MaxSegments)
+	case o.Capacity/int64(o.Segments) < Granule:
+		return fmt.Errorf("capacity %d is too small for %d segments (each needs %d bytes)", o.Capacity, o.Segments, Granule)
+	case o.ArenaSize < 0 || o.ArenaSize%Granule != 0:
+		return fmt.Errorf("arena size %d is not a positive multiple of %d", o.ArenaSize, Granule)
+	case o.LeaseTTL < 0 || o.SoftPinTTL < 0 || o.MaxSoftPinTTL < 0:
+		return fmt.Errorf("negative TTL (lease %v, soft pin %v, max soft pin %v)", o.LeaseTTL, o.SoftPinTTL, o.MaxSoftPinTTL)
+	case o.SoftPinTTL > o.MaxSoftPinTTL:
+		return fmt.Errorf("soft pin TTL %v is above the max soft pin TTL %v", o.SoftPinTTL, o.MaxSoftPinTTL)
+	case !(o.HighWatermark > 0 && o.HighWatermark <= 1):
+		return fmt.Errorf("high watermark %v is outside (0, 1]", o.HighWatermark)
+	case !(o.EvictionRatio > 0 && o.EvictionRatio <= 1):
+		return fmt.Errorf("eviction ratio %v is outside (0, 1]", o.EvictionRatio)
+	case o.Eviction != EvictBackground && o.Eviction != EvictManual:
+		return fmt.Errorf("unknown eviction mode %d", int(o.Eviction))
+	}
+	return nil
+}
+
+// segmentCapacity is segment i's share of the capacity: the remainder of
+// the division goes to the first segments.
+func (o Options) segmentCapacity(i int) int64 {
+	n := int64(o.Segments)
+	c := o.Capacity / n
+	if int64(i) < o.Capacity%n {
+		c++
+	}
+	return c
+}

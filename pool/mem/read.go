@@ -1,0 +1,187 @@
+package mem
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync/atomic"
+
+	"github.com/kvctl/kvctl/pool"
+)
+
+// Exist writes 1 for each published key and 0 for the others. It is
+// read-only: it grants no lease.
+func (s *Store) Exist(ctx context.Context, keys []string, status []int) error {
+	return s.exist(ctx, "exist", keys, status, false)
+}
+
+// ExistLeasing is Exist that also sets every present key's lease to
+// max(lease, now + LeaseTTL), as Mooncake's BatchExistKey does.
+func (s *Store) ExistLeasing(ctx context.Context, keys []string, status []int) error {
+	return s.exist(ctx, "exist", keys, status, true)
+}
+
+func (s *Store) exist(ctx context.Context, op string, keys []string, status []int, lease bool) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if err := s.begin(ctx, op, len(keys), len(status)); err != nil {
+		return err
+	}
+	var until int64
+	if lease {
+		until = s.nowNanos() + int64(s.opts.LeaseTTL)
+	}
+	for i, k := range keys {
+		o := s.objects[k]
+		if o == nil || !o.published {
+			status[i] = 0
+			continue
+		}
+		status[i] = 1
+		if lease {
+			extendLease(o, until)
+		}
+	}
+	return nil
+}
+
+// Sizes is Mooncake's size query: n[i] is each key's size in bytes, or
+// ObjectNotFound. Every present key's lease is extended.
+func (s *Store) Sizes(ctx context.Context, keys []string, n []int64) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if err := s.begin(ctx, "size", len(keys), len(n)); err != nil {
+		return err
+	}
+	until := s.nowNanos() + int64(s.opts.LeaseTTL)
+	for i, k := range keys {
+		o := s.objects[k]
+		if o == nil || !o.published {
+			n[i] = int64(pool.ObjectNotFound)
+			continue
+		}
+		extendLease(o, until)
+		n[i] = o.size
+	}
+	return nil
+}
+
+// Get copies each key's value into bufs[i] and writes its size into n[i],
+// or ObjectNotFound, or InvalidParams when bufs[i] is too small or the
+// store is metadata-only. Every present key's lease is extended. The bytes
+// are copied outside the index lock while the objects are held as being
+// read.
+func (s *Store) Get(ctx context.Context, keys []string, bufs [][]byte, n []int64) error {
+	if len(bufs) != len(keys) {
+		return &pool.Error{Code: pool.InvalidParams, Op: "get", Err: errLengths(len(keys), len(bufs), "buffers")}
+	}
+	held := make([]*object, len(keys))
+	if err := s.holdForGet(ctx, keys, bufs, n, held); err != nil {
+		return err
+	}
+	for i, o := range held {
+		if o != nil {
+			copy(bufs[i], o.data)
+			n[i] = o.size
+			s.release(o)
+		}
+	}
+	return nil
+}
+
+// holdForGet looks the keys up, leases them and marks the readable ones as
+// being read.
+func (s *Store) holdForGet(ctx context.Context, keys []string, bufs [][]byte, n []int64, held []*object) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if err := s.begin(ctx, "get", len(keys), len(n)); err != nil {
+		return err
+	}
+	until := s.nowNanos() + int64(s.opts.LeaseTTL)
+	for i, k := range keys {
+		o := s.objects[k]
+		switch {
+		case o == nil || !o.published:
+			n[i] = int64(pool.ObjectNotFound)
+			continue
+		case s.opts.MetadataOnly || int64(len(bufs[i])) < o.size:
+			n[i] = int64(pool.InvalidParams)
+		default:
+			o.readers.Add(1)
+			held[i] = o
+		}
+		extendLease(o, until)
+	}
+	return nil
+}
+
+// View returns key's bytes in place, without copying, and a release func
+// that must be called once the caller is done with them; until then the
+// object is not evicted, and a forced removal frees its memory only at
+// release. View extends the lease as Get does. On failure b is nil,
+// release does nothing and code is ObjectNotFound, InvalidParams
+// (metadata-only store) or RPCFail (closed store).
+func (s *Store) View(key string) (b []byte, release func(), code pool.Code) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	noop := func() {}
+	if s.closed {
+		return nil, noop, pool.RPCFail
+	}
+	o := s.objects[key]
+	if o == nil || !o.published {
+		return nil, noop, pool.ObjectNotFound
+	}
+	extendLease(o, s.nowNanos()+int64(s.opts.LeaseTTL))
+	if s.opts.MetadataOnly {
+		return nil, noop, pool.InvalidParams
+	}
+	o.readers.Add(1)
+	var released atomic.Bool
+	release = func() {
+		if released.CompareAndSwap(false, true) {
+			s.release(o)
+		}
+	}
+	return o.data, release, pool.OK
+}
+
+// release ends one read of o, freeing its memory when it was removed while
+// being read.
+func (s *Store) release(o *object) {
+	if o.readers.Add(-1) != 0 || !o.removed.Load() {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if o.readers.Load() == 0 {
+		s.freeObject(o)
+	}
+}
+
+// List calls fn for every published key starting with prefix. It grants
+// no lease; fn runs without the index lock, on the keys present when List
+// started.
+func (s *Store) List(ctx context.Context, prefix string, fn func(key string) error) error {
+	s.mu.RLock()
+	if err := s.begin(ctx, "list", 0, 0); err != nil {
+		s.mu.RUnlock()
+		return err
+	}
+	var keys []string
+	for k, o := range s.objects {
+		if o.published && strings.HasPrefix(k, prefix) {
+			keys = append(keys, k)
+		}
+	}
+	s.mu.RUnlock()
+	for _, k := range keys {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("mem pool list: %w", err)
+		}
+		if err := fn(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}

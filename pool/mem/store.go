@@ -1,0 +1,235 @@
+package mem
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"sync"
+	"sync/atomic"
+
+	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/size"
+)
+
+var (
+	_ pool.Store          = (*Store)(nil)
+	_ pool.Lister         = (*Store)(nil)
+	_ pool.LeasingExister = (*Store)(nil)
+	_ pool.Snapshotter    = (*Store)(nil)
+)
+
+// ErrClosed is returned by every method of a closed Store.
+var ErrClosed = errors.New("mem pool is closed")
+
+// object is one key's metadata. Fields without atomics are guarded by
+// Store.mu.
+type object struct {
+	key          string
+	size         int64
+	alloc        int64
+	off          int64
+	data         []byte // the object's bytes in its arena; nil when metadata-only
+	seg          int
+	seq          uint64
+	published    bool
+	hardPin      bool
+	freed        bool
+	publishedAt  int64
+	softPinUntil int64 // Unix ns; 0 when not soft-pinned
+	group        *group
+	groupIdx     int
+	lease        atomic.Int64 // lease deadline, Unix ns
+	readers      atomic.Int32 // Gets and Views holding the bytes
+	removed      atomic.Bool  // gone from the index; memory freed by the last reader
+}
+
+// group is an eviction group: its published members.
+type group struct {
+	id        string
+	members   []*object
+	skipEpoch uint64
+}
+
+// counters are Stat's cumulative counters.
+type counters struct {
+	PutsExisting      int64
+	AllocationFailure int64
+	EvictionAttempts  int64
+	EvictedKeys       int64
+	EvictedBytes      int64
+}
+
+// Store is the embedded pool. It is safe for concurrent use.
+type Store struct {
+	opts    Options
+	address string
+
+	mu        sync.RWMutex
+	objects   map[string]*object
+	groups    map[string]*group
+	segs      []*segment
+	nextSeg   int
+	maxAlloc  int64 // the largest allocation a segment can hold
+	seq       uint64
+	published int64
+	epoch     uint64
+	count     counters
+	closed    bool
+	inflight  sync.WaitGroup // Puts between PutStart and PutEnd
+
+	used         atomic.Int64 // mirror of the segments' used bytes
+	needEviction atomic.Bool
+
+	stop chan struct{}
+	done chan struct{}
+}
+
+// New opens a store with opts (zero fields take the defaults), loading
+// opts.SnapshotPath when that file exists.
+func New(opts Options) (*Store, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("mem pool: %w", err)
+	}
+	s := &Store{opts: o, address: addressOf(o), objects: map[string]*object{}, groups: map[string]*group{}}
+	for i := range o.Segments {
+		g := newSegment(fmt.Sprintf("mem-%d", i), o.segmentCapacity(i), o.ArenaSize, o.MetadataOnly)
+		s.segs = append(s.segs, g)
+		s.maxAlloc = max(s.maxAlloc, g.arenaSize)
+	}
+	if o.SnapshotPath != "" {
+		if err := s.load(o.SnapshotPath); err != nil {
+			return nil, err
+		}
+	}
+	if o.Preallocate {
+		for _, g := range s.segs {
+			for g.opened < g.arenaCount() {
+				g.openArena()
+			}
+		}
+	}
+	if o.Eviction == EvictBackground {
+		s.stop, s.done = make(chan struct{}), make(chan struct{})
+		go s.evictLoop(s.stop, s.done)
+	}
+	return s, nil
+}
+
+// addressOf spells the options as a mem:// URL for Stat.Address.
+func addressOf(o Options) string {
+	q := url.Values{}
+	q.Set("capacity", size.Format(o.Capacity))
+	q.Set("segments", fmt.Sprint(o.Segments))
+	if o.MetadataOnly {
+		q.Set("metadata_only", "true")
+	}
+	if o.SnapshotPath != "" {
+		q.Set("snapshot", o.SnapshotPath)
+	}
+	return "mem://?" + q.Encode()
+}
+
+// Close stops the eviction loop and saves the snapshot file, if any. Later
+// calls do nothing.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	s.mu.Unlock()
+	s.inflight.Wait()
+	if s.stop != nil {
+		close(s.stop)
+		<-s.done
+	}
+	if s.opts.SnapshotPath == "" {
+		return nil
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.save(s.opts.SnapshotPath)
+}
+
+// begin checks a batch call's context, slice lengths and the store's state;
+// the caller holds s.mu.
+func (s *Store) begin(ctx context.Context, op string, keys, results int) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("mem pool %s: %w", op, err)
+	}
+	if keys != results {
+		return &pool.Error{Code: pool.InvalidParams, Op: op, Err: fmt.Errorf("%d keys but %d result slots", keys, results)}
+	}
+	if s.closed {
+		return fmt.Errorf("mem pool %s: %w", op, ErrClosed)
+	}
+	return nil
+}
+
+// nowNanos reads the clock.
+func (s *Store) nowNanos() int64 { return s.opts.Now().UnixNano() }
+
+// Stat reports the pool's occupancy and counters. SoftPinnedKeys counts
+// published objects whose soft pin is still active.
+func (s *Store) Stat(ctx context.Context) (pool.Stat, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if err := s.begin(ctx, "stat", 0, 0); err != nil {
+		return pool.Stat{}, err
+	}
+	now := s.nowNanos()
+	st := pool.Stat{
+		Backend:           "mem",
+		Address:           s.address,
+		Keys:              s.published,
+		UsedBytes:         s.used.Load(),
+		CapacityBytes:     s.opts.Capacity,
+		EvictedKeys:       s.count.EvictedKeys,
+		EvictedBytes:      s.count.EvictedBytes,
+		EvictionAttempts:  s.count.EvictionAttempts,
+		PutsExisting:      s.count.PutsExisting,
+		AllocationFailure: s.count.AllocationFailure,
+	}
+	for _, o := range s.objects {
+		if o.published && softPinned(o, now) {
+			st.SoftPinnedKeys++
+		}
+	}
+	for _, g := range s.segs {
+		st.Segments = append(st.Segments, pool.Segment{Name: g.name, CapacityBytes: g.capacity, UsedBytes: g.used})
+	}
+	return st, nil
+}
+
+// Arenas returns the arena byte slices allocated so far, segment by
+// segment (none in metadata-only mode). Objects' bytes returned by View lie
+// inside them. Arenas are never freed while the store is open.
+func (s *Store) Arenas() [][]byte {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out [][]byte
+	for _, g := range s.segs {
+		out = append(out, g.arenas...)
+	}
+	return out
+}
+
+// Options returns the options the store runs with, defaults filled in.
+func (s *Store) Options() Options { return s.opts }
+
+func softPinned(o *object, now int64) bool { return o.softPinUntil != 0 && now < o.softPinUntil }
+
+func leased(o *object, now int64) bool { return now < o.lease.Load() }
+
+// extendLease sets o's lease to max(lease, until).
+func extendLease(o *object, until int64) {
+	for {
+		cur := o.lease.Load()
+		if cur >= until || o.lease.CompareAndSwap(cur, until) {
+			return
+		}
+	}
+}

@@ -1,0 +1,146 @@
+// Package pool defines the KV-cache pool kvctl reads and writes: a small,
+// batched, context-aware Store interface with Mooncake Store semantics
+// (put-if-absent, read-only exist, get into caller buffers), the optional
+// abilities some backends add, the Mooncake error codes, and Open, which
+// picks a backend from a pool URL.
+//
+// Backends live in subpackages (mem, redis, mooncake, keylist) and register
+// themselves with Register from an init function; import them for their side
+// effect, as database/sql drivers are imported.
+package pool
+
+import (
+	"context"
+	"time"
+)
+
+// Store is what every pool backend can do. Every method is batched: the
+// per-key results are written to slices that have one element per key.
+// A non-nil error from a method means the whole call failed (the pool is
+// unreachable, the context ended); per-key failures are reported in the
+// per-key results instead.
+type Store interface {
+	// Exist writes, for each key, 1 when present, 0 when absent or a
+	// negative Code when the probe failed, into status (len(status) must be
+	// len(keys)). It is read-only: it grants no lease.
+	Exist(ctx context.Context, keys []string, status []int) error
+
+	// Put stores each item whose key is absent, never overwriting. It writes
+	// one Code per item into results: OK when stored, ObjectAlreadyExists
+	// when the key was present (the stored value is kept: a no-op that
+	// Mooncake's client reports as success), or another negative Code.
+	Put(ctx context.Context, items []PutItem, results []Code) error
+
+	// Get copies each key's value into bufs[i] and writes into n[i] the
+	// value's size in bytes, or a negative Code (ObjectNotFound when absent,
+	// InvalidParams when bufs[i] is too small for the value).
+	Get(ctx context.Context, keys []string, bufs [][]byte, n []int64) error
+
+	// Remove deletes each key, writing one Code per key into results:
+	// OK, ObjectNotFound, or ObjectHasLease when a lease forbids removal
+	// and force is false.
+	Remove(ctx context.Context, keys []string, force bool, results []Code) error
+
+	// Stat reports the pool's occupancy and counters.
+	Stat(ctx context.Context) (Stat, error)
+
+	// Close releases the backend's resources (and, for a pool with a
+	// snapshot file, saves it).
+	Close() error
+}
+
+// Lister is implemented by backends that can enumerate their keys.
+type Lister interface {
+	// List calls fn for every readable key that starts with prefix, in no
+	// particular order, stopping at the first error fn returns.
+	List(ctx context.Context, prefix string, fn func(key string) error) error
+}
+
+// LeasingExister is implemented by backends that can probe as Mooncake's
+// BatchExistKey does: every present key's lease is extended to at least
+// now + the lease TTL, which protects it from eviction for that long.
+type LeasingExister interface {
+	// ExistLeasing is Exist that grants a lease to every present key.
+	ExistLeasing(ctx context.Context, keys []string, status []int) error
+}
+
+// Snapshotter is implemented by backends that can save their contents to
+// the snapshot file they were opened with.
+type Snapshotter interface {
+	// Snapshot writes the pool's current contents to its snapshot file.
+	Snapshot(ctx context.Context) error
+}
+
+// ReadOnly is implemented by backends that never accept writes; ReadOnly
+// reports whether this store refuses Put and Remove.
+type ReadOnly interface {
+	ReadOnly() bool
+}
+
+// SoftPinAction is ReplicateConfig.soft_pin_action.
+type SoftPinAction int
+
+// Soft pin actions, with Mooncake's numeric values.
+const (
+	SoftPinPreserve SoftPinAction = 0
+	SoftPinEnable   SoftPinAction = 1
+	SoftPinDisable  SoftPinAction = 2
+)
+
+// PutOptions are the per-key options of a put (Mooncake's ReplicateConfig).
+type PutOptions struct {
+	// SoftPin is the soft pin action; SoftPinEnable with a zero SoftPinTTL
+	// uses the backend's default soft pin TTL (30 min for mem).
+	SoftPin SoftPinAction
+	// SoftPinTTL is how long the soft pin holds from publish time.
+	SoftPinTTL time.Duration
+	// GroupID is the eviction group; empty means none.
+	GroupID string
+	// HardPin keeps the object from ever being evicted (it stays removable).
+	HardPin bool
+}
+
+// PutItem is one key to store.
+type PutItem struct {
+	Key string
+	// Value is the object's bytes. A backend in metadata-only mode may
+	// accept a nil Value and store Size bytes of accounting only.
+	Value []byte
+	// Size is the object's size when Value is nil (metadata-only puts);
+	// ignored when Value is set.
+	Size    int64
+	Options PutOptions
+}
+
+// SizeOf is the item's size in bytes: len(Value), or Size when Value is nil.
+func (it PutItem) SizeOf() int64 {
+	if it.Value != nil {
+		return int64(len(it.Value))
+	}
+	return it.Size
+}
+
+// Segment is one mounted segment of pool memory.
+type Segment struct {
+	Name          string `json:"name"`
+	CapacityBytes int64  `json:"capacity_bytes"`
+	UsedBytes     int64  `json:"used_bytes"`
+}
+
+// Stat is a pool's occupancy and counters. Fields a backend cannot know are
+// zero; Backend says which backend answered.
+type Stat struct {
+	Backend           string    `json:"backend"`
+	Address           string    `json:"address"`
+	ReadOnly          bool      `json:"read_only"`
+	Keys              int64     `json:"keys"`
+	UsedBytes         int64     `json:"used_bytes"`
+	CapacityBytes     int64     `json:"capacity_bytes"`
+	SoftPinnedKeys    int64     `json:"soft_pinned_keys"`
+	EvictedKeys       int64     `json:"evicted_keys"`
+	EvictedBytes      int64     `json:"evicted_bytes"`
+	EvictionAttempts  int64     `json:"eviction_attempts"`
+	PutsExisting      int64     `json:"puts_existing"`
+	AllocationFailure int64     `json:"allocation_failures"`
+	Segments          []Segment `json:"segments"`
+}

@@ -1,0 +1,178 @@
+package pooltest
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/kvctl/kvctl/pool"
+)
+
+// errPanicked marks a call that panicked instead of returning an error.
+var errPanicked = errors.New("panicked")
+
+// callNoPanic runs call, turning a panic into an error wrapping errPanicked.
+func callNoPanic(call func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: %v", errPanicked, r)
+		}
+	}()
+	return call()
+}
+
+// testConcurrentWriters races writers of one key, each with its own value,
+// against readers, for several keys in turn: exactly one put wins, the
+// others are no-ops, and every read, during and after, sees the winner's
+// bytes or nothing.
+func testConcurrentWriters(f *fixture) {
+	for round := range 8 {
+		raceOneKey(f, f.key("contended/"+strconv.Itoa(round)))
+		if f.t.Failed() {
+			return
+		}
+	}
+}
+
+func raceOneKey(f *fixture, k string) {
+	const writers, readers, size = 8, 4, 512 << 10
+	codes := make([]pool.Code, writers)
+	seen := make([][][]byte, readers)
+	var wg, writersWG sync.WaitGroup
+	stop := make(chan struct{})
+	for r := range readers {
+		wg.Go(func() { seen[r] = readUntil(f, k, size, stop) })
+	}
+	for w := range writers {
+		writersWG.Go(func() {
+			res := make([]pool.Code, 1)
+			err := f.s.Put(f.ctx, []pool.PutItem{item(k, value(k+strconv.Itoa(w), size))}, res)
+			codes[w] = res[0]
+			if err != nil {
+				codes[w] = pool.CodeOf(err)
+			}
+		})
+	}
+	writersWG.Wait()
+	close(stop)
+	wg.Wait()
+	want := value(k+strconv.Itoa(winnerOf(f, k, codes)), size)
+	f.mustGet(k, want)
+	for r := range seen {
+		for _, got := range seen[r] {
+			if string(got) != string(want) {
+				f.t.Fatalf("reader %d of %q saw %s during the race, want the winner's %s", r, k, describe(got), describe(want))
+			}
+		}
+	}
+}
+
+// winnerOf is the one writer whose put was OK; the others must have been
+// no-ops.
+func winnerOf(f *fixture, k string, codes []pool.Code) int {
+	f.t.Helper()
+	winner := -1
+	for w, c := range codes {
+		switch {
+		case c == pool.OK && winner < 0:
+			winner = w
+		case c == pool.OK:
+			f.t.Fatalf("Put(%q) by writers %d and %d both = OK, want exactly one", k, winner, w)
+		case c != pool.ObjectAlreadyExists:
+			f.t.Fatalf("Put(%q) by writer %d = %v, want OK or OBJECT_ALREADY_EXISTS", k, w, c)
+		}
+	}
+	if winner < 0 {
+		f.t.Fatalf("Put(%q) by %d writers: none = OK, want exactly one (codes %v)", k, len(codes), codes)
+	}
+	return winner
+}
+
+// readUntil reads key until stop closes, and once more after, returning
+// the values it saw (missing reads are skipped).
+func readUntil(f *fixture, key string, size int, stop <-chan struct{}) [][]byte {
+	var seen [][]byte
+	for done := false; !done; {
+		select {
+		case <-stop:
+			done = true
+		default:
+		}
+		buf := [][]byte{make([]byte, size)}
+		n := make([]int64, 1)
+		if err := f.s.Get(f.ctx, []string{key}, buf, n); err != nil {
+			f.t.Errorf("Get(%q) during the race = %v, want nil", key, err)
+			return seen
+		}
+		switch {
+		case n[0] >= 0:
+			seen = append(seen, buf[0][:n[0]])
+		case n[0] != int64(pool.ObjectNotFound):
+			f.t.Errorf("Get(%q) during the race n = %d, want a size or %d", key, n[0], pool.ObjectNotFound)
+		}
+	}
+	return seen
+}
+
+func testList(f *fixture) {
+	l, ok := f.s.(pool.Lister)
+	if !ok {
+		f.t.Skip("backend does not implement pool.Lister")
+	}
+	want := []string{f.key("dir/a"), f.key("dir/b"), f.key("dir/sub/c"), f.key("other")}
+	for _, k := range want {
+		f.mustPut(item(k, value(k, 16)))
+	}
+	got := list(f, l, f.prefix)
+	if !slices.Equal(got, sorted(want)) {
+		f.t.Errorf("List(%q) = %q, want %q", f.prefix, got, sorted(want))
+	}
+	if got := list(f, l, f.prefix+"dir/"); !slices.Equal(got, sorted(want[:3])) {
+		f.t.Errorf("List(%q) = %q, want %q", f.prefix+"dir/", got, sorted(want[:3]))
+	}
+	if got := list(f, l, f.prefix+"nothing/"); len(got) != 0 {
+		f.t.Errorf("List(%q) = %q, want none", f.prefix+"nothing/", got)
+	}
+	stopErr := errors.New("stop")
+	calls := 0
+	err := l.List(f.ctx, f.prefix, func(string) error { calls++; return stopErr })
+	if !errors.Is(err, stopErr) || calls != 1 {
+		f.t.Errorf("List with fn failing at once = %v after %d calls, want %v after 1", err, calls, stopErr)
+	}
+}
+
+func list(f *fixture, l pool.Lister, prefix string) []string {
+	f.t.Helper()
+	var got []string
+	if err := l.List(f.ctx, prefix, func(k string) error { got = append(got, k); return nil }); err != nil {
+		f.t.Fatalf("List(%q) = %v, want nil", prefix, err)
+	}
+	return sorted(got)
+}
+
+func sorted(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return s
+}
+
+func testExistLeasing(f *fixture) {
+	le, ok := f.s.(pool.LeasingExister)
+	if !ok {
+		f.t.Skip("backend does not implement pool.LeasingExister")
+	}
+	k, missing := f.key("k"), f.key("missing")
+	f.mustPut(item(k, value(k, 8)))
+	st := make([]int, 3)
+	if err := le.ExistLeasing(f.ctx, []string{k, missing, k}, st); err != nil {
+		f.t.Fatalf("ExistLeasing = %v, want nil", err)
+	}
+	if want := []int{1, 0, 1}; !slices.Equal(st, want) {
+		f.t.Errorf("ExistLeasing(k, missing, k) = %v, want %v", st, want)
+	}
+	if err := callNoPanic(func() error { return le.ExistLeasing(f.ctx, []string{k}, nil) }); err == nil || errors.Is(err, errPanicked) {
+		f.t.Errorf("ExistLeasing with mismatched slice lengths = %v, want an error", err)
+	}
+}

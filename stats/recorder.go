@@ -1,0 +1,226 @@
+package stats
+
+import (
+	"sync"
+	"time"
+)
+
+// LoadRecorder records the transfer statistics of one direction for
+// workers that update it concurrently. It keeps a running total (for
+// metrics) and a window since the last TakeWindow (for log lines). A nil
+// *LoadRecorder records nothing and reads no clock: that is "stats off".
+type LoadRecorder struct {
+	mu     sync.Mutex
+	total  Load
+	window Load
+}
+
+// NewLoadRecorder returns a recorder for direction op.
+func NewLoadRecorder(op Op) *LoadRecorder {
+	return &LoadRecorder{total: Load{Op: op}, window: Load{Op: op}}
+}
+
+// SetAsync marks the loads asynchronous, served by workers background
+// workers, so that Total and TakeWindow carry AsyncStats.
+func (r *LoadRecorder) SetAsync(workers int) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, l := range []*Load{&r.total, &r.window} {
+		if l.Async == nil {
+			l.Async = &AsyncStats{}
+		}
+		l.Async.Workers = int64(workers)
+	}
+}
+
+// AddCall records one store call: see Load.AddCall.
+func (r *LoadRecorder) AddCall(pages int, bytes int64, failedPages int) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	r.total.AddCall(pages, bytes, failedPages)
+	r.window.AddCall(pages, bytes, failedPages)
+	r.mu.Unlock()
+}
+
+// ObservePhase records one run of a phase: see Load.ObservePhase.
+func (r *LoadRecorder) ObservePhase(p Phase, wall, cpu time.Duration, cpuOK bool) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	r.total.ObservePhase(p, wall, cpu, cpuOK)
+	r.window.ObservePhase(p, wall, cpu, cpuOK)
+	r.mu.Unlock()
+}
+
+// ObserveAsync records one completed asynchronous load: the time it waited
+// for a worker and the time its transfer took.
+func (r *LoadRecorder) ObserveAsync(wait, transfer time.Duration) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	r.total.ObserveAsync(wait, transfer)
+	r.window.ObserveAsync(wait, transfer)
+	r.mu.Unlock()
+}
+
+// SetQueue sets the live gauges of asynchronous loads: requests queued and
+// requests being transferred.
+func (r *LoadRecorder) SetQueue(queued, active int) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, l := range []*Load{&r.total, &r.window} {
+		if l.Async == nil {
+			l.Async = &AsyncStats{}
+		}
+		l.Async.Queue, l.Async.Active = int64(queued), int64(active)
+	}
+}
+
+// Total returns a copy of everything recorded so far.
+func (r *LoadRecorder) Total() Load {
+	if r == nil {
+		return Load{}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.total.Clone()
+}
+
+// TakeWindow returns what was recorded since the previous TakeWindow and
+// starts a new window. The async gauges carry over.
+func (r *LoadRecorder) TakeWindow() Load {
+	if r == nil {
+		return Load{}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	w := r.window
+	r.window = Load{Op: w.Op}
+	if a := w.Async; a != nil {
+		r.window.Async = &AsyncStats{Workers: a.Workers, Queue: a.Queue, Active: a.Active}
+	}
+	return w
+}
+
+// Start begins timing phase p and returns the timer. On a nil recorder it
+// reads no clock and the timer does nothing.
+func (r *LoadRecorder) Start(p Phase) PhaseTimer {
+	if r == nil {
+		return PhaseTimer{}
+	}
+	t := PhaseTimer{rec: r, phase: p}
+	t.wall = time.Now()
+	t.cpu, t.tid, t.cpuOK = threadCPU()
+	return t
+}
+
+// PhaseTimer times consecutive phases of one operation on one goroutine.
+// CPU time is the OS thread's (getrusage RUSAGE_THREAD on Linux); a phase
+// during which the goroutine moved to another thread gets no CPU sample.
+// Lock the goroutine to its thread (runtime.LockOSThread) for exact CPU
+// accounting. Elsewhere than Linux only wall time is measured.
+type PhaseTimer struct {
+	rec   *LoadRecorder
+	phase Phase
+	wall  time.Time
+	cpu   time.Duration
+	tid   int
+	cpuOK bool
+}
+
+// Next ends the current phase and starts phase p, reading the clocks once.
+func (t *PhaseTimer) Next(p Phase) {
+	if t.rec == nil {
+		return
+	}
+	now := time.Now()
+	cpu, tid, ok := threadCPU()
+	t.record(now, cpu, tid, ok)
+	t.phase, t.wall, t.cpu, t.tid, t.cpuOK = p, now, cpu, tid, ok
+}
+
+// Stop ends the current phase; the timer does nothing afterwards.
+func (t *PhaseTimer) Stop() {
+	if t.rec == nil {
+		return
+	}
+	now := time.Now()
+	cpu, tid, ok := threadCPU()
+	t.record(now, cpu, tid, ok)
+	t.rec = nil
+}
+
+func (t *PhaseTimer) record(now time.Time, cpu time.Duration, tid int, ok bool) {
+	cpuOK := ok && t.cpuOK && tid == t.tid && cpu >= t.cpu
+	t.rec.ObservePhase(t.phase, now.Sub(t.wall), cpu-t.cpu, cpuOK)
+}
+
+// HolesRecorder records prefix-hole statistics for callers that update
+// and read them concurrently, with a running total (for metrics) and a
+// window since the last TakeWindow (for log lines). A nil *HolesRecorder
+// records nothing.
+type HolesRecorder struct {
+	mu            sync.Mutex
+	total, window Holes
+}
+
+// NewHolesRecorder returns an empty recorder.
+func NewHolesRecorder() *HolesRecorder { return &HolesRecorder{} }
+
+// Add counts one request and its lookup (Holes.Add).
+func (r *HolesRecorder) Add(h RequestHoles) {
+	r.update(func(x *Holes) { x.Add(h) })
+}
+
+// AddRequest counts one request without a lookup (Holes.AddRequest).
+func (r *HolesRecorder) AddRequest(promptTokens, blocks int64) {
+	r.update(func(x *Holes) { x.AddRequest(promptTokens, blocks) })
+}
+
+// AddLookup counts one lookup without a request (Holes.AddLookup).
+func (r *HolesRecorder) AddLookup(h RequestHoles) {
+	r.update(func(x *Holes) { x.AddLookup(h) })
+}
+
+func (r *HolesRecorder) update(fn func(*Holes)) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	fn(&r.total)
+	fn(&r.window)
+	r.mu.Unlock()
+}
+
+// Total returns everything recorded so far.
+func (r *HolesRecorder) Total() Holes {
+	if r == nil {
+		return Holes{}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.total
+}
+
+// TakeWindow returns what was recorded since the previous TakeWindow and
+// starts a new window.
+func (r *HolesRecorder) TakeWindow() Holes {
+	if r == nil {
+		return Holes{}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	w := r.window
+	r.window = Holes{}
+	return w
+}

@@ -1,0 +1,188 @@
+package transfer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// AsyncLoader loads jobs in the background: Workers workers share one
+// FIFO queue, each with its own stream, copier and staging share
+// (WorkerGeometry). Finished reports the jobs done since its last call,
+// as the connector's get_finished does.
+type AsyncLoader struct {
+	lanes  []*lane
+	arenas *arenaMap
+	stats  *Stats
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu       sync.Mutex
+	cond     *sync.Cond
+	queue    []queued
+	active   int
+	closed   bool
+	finished []LoadResult
+}
+
+type queued struct {
+	job       LoadJob
+	submitted time.Time
+}
+
+// NewAsyncLoader starts o.Workers workers.
+func NewAsyncLoader(o Options) (*AsyncLoader, error) {
+	o, err := o.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	geo := WorkerGeometry(o.Batch, o.StagingBytes, o.maxPageBytes(), o.Workers)
+	arenas, err := directArenas(o)
+	if err != nil {
+		return nil, err
+	}
+	a := &AsyncLoader{arenas: arenas, stats: o.Stats}
+	a.cond = sync.NewCond(&a.mu)
+	for w := range o.Workers {
+		l, err := newLane(o, geo, arenas)
+		if err != nil {
+			a.closeLanes()
+			return nil, fmt.Errorf("async load worker %d: %w", w, err)
+		}
+		a.lanes = append(a.lanes, l)
+	}
+	a.ctx, a.cancel = context.WithCancel(context.Background())
+	for _, l := range a.lanes {
+		a.wg.Go(func() { a.work(l) })
+	}
+	return a, nil
+}
+
+// Geometry returns each worker's staging geometry.
+func (a *AsyncLoader) Geometry() Geometry { return a.lanes[0].geo }
+
+// Submit queues a job; it fails after Close.
+func (a *AsyncLoader) Submit(job LoadJob) error {
+	q := queued{job: job}
+	if a.stats != nil {
+		q.submitted = time.Now()
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		return fmt.Errorf("submit load request %q: async loader closed", job.RequestID)
+	}
+	a.queue = append(a.queue, q)
+	depth := len(a.queue)
+	a.stats.add(func(t *Totals) { t.MaxQueue = max(t.MaxQueue, depth) })
+	a.cond.Broadcast()
+	return nil
+}
+
+// Pending is the number of jobs queued or in progress.
+func (a *AsyncLoader) Pending() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.queue) + a.active
+}
+
+// Finished returns the results of the jobs finished since the last call,
+// in the order they finished.
+func (a *AsyncLoader) Finished() []LoadResult {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := a.finished
+	a.finished = nil
+	return out
+}
+
+// Wait blocks until no job is queued or in progress, or ctx ends.
+func (a *AsyncLoader) Wait(ctx context.Context) error {
+	stop := context.AfterFunc(ctx, func() {
+		a.mu.Lock()
+		a.cond.Broadcast()
+		a.mu.Unlock()
+	})
+	defer stop()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for len(a.queue)+a.active > 0 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		a.cond.Wait()
+	}
+	return nil
+}
+
+// work runs queued jobs until the loader is closed and the queue drained.
+func (a *AsyncLoader) work(l *lane) {
+	for {
+		q, ok := a.take()
+		if !ok {
+			return
+		}
+		var start time.Time
+		if a.stats != nil {
+			start = time.Now()
+		}
+		results, err := l.load(a.ctx, []LoadJob{q.job})
+		r := results[0]
+		r.Err = err
+		if a.stats != nil {
+			r.Wait, r.Transfer = start.Sub(q.submitted), time.Since(start)
+			a.stats.add(func(t *Totals) { t.Jobs++; t.Wait += r.Wait; t.Transfer += r.Transfer })
+		}
+		a.mu.Lock()
+		a.finished = append(a.finished, r)
+		a.active--
+		a.cond.Broadcast()
+		a.mu.Unlock()
+	}
+}
+
+// take pops the oldest job, waiting for one; ok is false once closed and
+// drained.
+func (a *AsyncLoader) take() (queued, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for len(a.queue) == 0 && !a.closed {
+		a.cond.Wait()
+	}
+	if len(a.queue) == 0 {
+		return queued{}, false
+	}
+	q := a.queue[0]
+	a.queue[0] = queued{}
+	a.queue = a.queue[1:]
+	a.active++
+	return q, true
+}
+
+// Close stops accepting jobs, lets the workers finish the queued ones and
+// frees their resources. Results not taken by Finished stay readable.
+func (a *AsyncLoader) Close() error {
+	a.mu.Lock()
+	if a.closed {
+		a.mu.Unlock()
+		return errors.New("async loader closed twice")
+	}
+	a.closed = true
+	a.cond.Broadcast()
+	a.mu.Unlock()
+	a.wg.Wait()
+	a.cancel()
+	return a.closeLanes()
+}
+
+func (a *AsyncLoader) closeLanes() error {
+	var errs []error
+	for _, l := range a.lanes {
+		errs = append(errs, l.close())
+	}
+	errs = append(errs, a.arenas.close())
+	return errors.Join(errs...)
+}

@@ -1,0 +1,306 @@
+package transfer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/kvctl/kvctl/cuda"
+	"github.com/kvctl/kvctl/pool"
+)
+
+// Direction is a benchmark's direction.
+type Direction string
+
+// The directions.
+const (
+	DirectionLoad Direction = "load"
+	DirectionSave Direction = "save"
+)
+
+// BenchOptions configure Bench. Zero fields take the defaults noted.
+type BenchOptions struct {
+	// Device and Pool are required.
+	Device cuda.Device
+	Pool   pool.Store
+	// Direction is load (pool -> GPU) or save (GPU -> pool).
+	Direction Direction
+	// PageBytes is bytes_per_page (default 64 KiB), split into
+	// RegionsPerPage equal regions (default 2: K and V).
+	PageBytes      int64
+	RegionsPerPage int
+	// Pages is the number of pages moved (default 1024), in requests of
+	// RequestPages pages (default 32).
+	Pages        int
+	RequestPages int
+	// Batch, StagingBytes, Mode, Direct and Workers are as in Options;
+	// Async loads through an AsyncLoader (loads only).
+	Batch        int
+	StagingBytes int64
+	Mode         cuda.CopyMode
+	Direct       bool
+	Async        bool
+	Workers      int
+	// Verify checks every moved page's xxh3-128 against the bytes it was
+	// made from.
+	Verify bool
+	// KeyPrefix starts every page key (default "kvctl-bench"); Seed varies
+	// the page bytes.
+	KeyPrefix string
+	Seed      uint64
+}
+
+// BenchResult is one benchmark run's outcome.
+type BenchResult struct {
+	Direction      Direction `json:"direction"`
+	Device         string    `json:"device"`
+	Mode           string    `json:"mode"`
+	Direct         bool      `json:"direct"`
+	Async          bool      `json:"async"`
+	Workers        int       `json:"workers,omitempty"`
+	PageBytes      int64     `json:"page_bytes"`
+	RegionsPerPage int       `json:"regions_per_page"`
+	RegionBytes    int64     `json:"region_bytes"`
+	Pages          int       `json:"pages"`
+	Bytes          int64     `json:"bytes"`
+	Geometry       Geometry  `json:"geometry"`
+	// Seconds is the transfer's wall time; GBps its rate in 10^9 bytes/s.
+	Seconds float64 `json:"seconds"`
+	GBps    float64 `json:"gbps"`
+	// Baseline is one contiguous pinned copy of the same bytes in the same
+	// direction on the same device (the best of two).
+	BaselineSeconds float64 `json:"baseline_seconds"`
+	BaselineGBps    float64 `json:"baseline_gbps"`
+	// Ratio is GBps / BaselineGBps.
+	Ratio float64 `json:"ratio"`
+	// PhaseMS is the wall time per phase, summed over workers.
+	PhaseMS    map[string]float64 `json:"phase_ms"`
+	StoreCalls int64              `json:"store_calls"`
+	// Missing (loads) and Failed (saves) count pages that did not move.
+	Missing int `json:"missing"`
+	Failed  int `json:"failed"`
+	// Verify is "ok", "skipped", or what differed.
+	Verify string `json:"verify"`
+}
+
+// ErrVerifyFailed is wrapped by Bench's error when verification failed
+// (the result is still returned); commands map it to exit code 3.
+var ErrVerifyFailed = errors.New("verification failed")
+
+func (o BenchOptions) withDefaults() (BenchOptions, error) {
+	setDefault(&o.PageBytes, 64<<10)
+	setDefault(&o.RegionsPerPage, 2)
+	setDefault(&o.Pages, 1024)
+	setDefault(&o.RequestPages, 32)
+	setDefault(&o.KeyPrefix, "kvctl-bench")
+	setDefault(&o.Direction, DirectionLoad)
+	setDefault(&o.Mode, cuda.ModeMemcpy)
+	switch {
+	case o.Device == nil || o.Pool == nil:
+		return o, errors.New("bench: a device and a pool are required")
+	case o.Direction != DirectionLoad && o.Direction != DirectionSave:
+		return o, fmt.Errorf("bench: direction %q: want load or save", o.Direction)
+	case o.Direction == DirectionSave && (o.Async || o.Direct):
+		return o, errors.New("bench: async and direct apply to loads only")
+	case o.PageBytes < 0 || o.RegionsPerPage < 0 || o.Pages < 0 || o.RequestPages < 0:
+		return o, errors.New("bench: sizes and counts must be positive")
+	}
+	return o, nil
+}
+
+func setDefault[T comparable](v *T, def T) {
+	var zero T
+	if *v == zero {
+		*v = def
+	}
+}
+
+// Bench runs one benchmark: it allocates the GPU pages, makes
+// deterministic page bytes (seeding the pool for a load, filling the GPU
+// pages for a save), times the transfer, verifies it when asked, then
+// times the contiguous baseline. A verification failure returns the
+// result and an error wrapping ErrVerifyFailed.
+func Bench(ctx context.Context, o BenchOptions) (BenchResult, error) {
+	o, err := o.withDefaults()
+	if err != nil {
+		return BenchResult{}, err
+	}
+	layout, err := UniformLayout(1, o.RegionsPerPage, o.PageBytes)
+	if err != nil {
+		return BenchResult{}, fmt.Errorf("bench: %w", err)
+	}
+	pools, err := NewPagePools(o.Device, layout, o.Pages)
+	if err != nil {
+		return BenchResult{}, fmt.Errorf("bench: %w", err)
+	}
+	defer ClosePagePools(pools)
+	r := newBenchResult(o)
+	b := &benchRun{o: o, pools: pools, stats: &Stats{}, res: &r}
+	if err := b.run(ctx); err != nil {
+		return r, err
+	}
+	if r.Verify != "ok" && r.Verify != "skipped" {
+		return r, fmt.Errorf("bench %s: %w: %s", o.Direction, ErrVerifyFailed, r.Verify)
+	}
+	return r, nil
+}
+
+func newBenchResult(o BenchOptions) BenchResult {
+	r := BenchResult{
+		Direction: o.Direction, Device: o.Device.Info().Name, Mode: string(o.Mode),
+		Direct: o.Direct, Async: o.Async, PageBytes: o.PageBytes,
+		RegionsPerPage: o.RegionsPerPage, RegionBytes: o.PageBytes / int64(o.RegionsPerPage),
+		Pages: o.Pages, Bytes: o.PageBytes * int64(o.Pages), Verify: "skipped",
+	}
+	if o.Async {
+		r.Workers = o.Workers
+		setDefault(&r.Workers, DefaultWorkers)
+	}
+	return r
+}
+
+// benchRun is the state of one Bench call.
+type benchRun struct {
+	o     BenchOptions
+	pools []*PagePool
+	stats *Stats
+	res   *BenchResult
+}
+
+func (b *benchRun) options() Options {
+	return Options{
+		Device: b.o.Device, Pool: b.o.Pool, Pools: b.pools, Batch: b.o.Batch,
+		StagingBytes: b.o.StagingBytes, Mode: b.o.Mode, Direct: b.o.Direct,
+		Workers: b.o.Workers, Stats: b.stats,
+	}
+}
+
+func (b *benchRun) run(ctx context.Context) error {
+	var err error
+	if b.o.Direction == DirectionLoad {
+		err = b.load(ctx)
+	} else {
+		err = b.save(ctx)
+	}
+	if err != nil {
+		return err
+	}
+	t := b.stats.Totals()
+	b.res.PhaseMS = t.Phases.Milliseconds()
+	b.res.StoreCalls = t.StoreCalls
+	b.res.GBps = gbps(b.res.Bytes, b.res.Seconds)
+	if err := b.baseline(); err != nil {
+		return err
+	}
+	b.res.BaselineGBps = gbps(b.res.Bytes, b.res.BaselineSeconds)
+	if b.res.BaselineGBps > 0 {
+		b.res.Ratio = b.res.GBps / b.res.BaselineGBps
+	}
+	return nil
+}
+
+func gbps(bytes int64, seconds float64) float64 {
+	if seconds <= 0 {
+		return 0
+	}
+	return float64(bytes) / seconds / 1e9
+}
+
+// jobs cuts the pages into requests of RequestPages pages.
+func (b *benchRun) jobs() []LoadJob {
+	var jobs []LoadJob
+	for start := 0; start < b.o.Pages; start += b.o.RequestPages {
+		end := min(start+b.o.RequestPages, b.o.Pages)
+		job := LoadJob{RequestID: fmt.Sprintf("bench-%d", len(jobs))}
+		for i := start; i < end; i++ {
+			job.Pages = append(job.Pages, PageRef{Key: b.key(i), Page: i})
+		}
+		jobs = append(jobs, job)
+	}
+	return jobs
+}
+
+func (b *benchRun) key(i int) string {
+	return fmt.Sprintf("%s/%d/%d/%d", b.o.KeyPrefix, b.o.PageBytes, b.o.Seed, i)
+}
+
+func (b *benchRun) load(ctx context.Context) error {
+	if err := b.seedPool(ctx); err != nil {
+		return err
+	}
+	results, geo, seconds, err := b.runLoad(ctx)
+	if err != nil {
+		return err
+	}
+	b.res.Seconds, b.res.Geometry = seconds, geo
+	for _, r := range results {
+		if r.Err != nil {
+			return fmt.Errorf("bench load request %s: %w", r.RequestID, r.Err)
+		}
+		b.res.Missing += len(r.Missing)
+	}
+	if b.o.Verify {
+		return b.verifyGPU()
+	}
+	return nil
+}
+
+// runLoad times the load of every page, synchronously or through an
+// AsyncLoader.
+func (b *benchRun) runLoad(ctx context.Context) ([]LoadResult, Geometry, float64, error) {
+	jobs := b.jobs()
+	if !b.o.Async {
+		l, err := NewLoader(b.options())
+		if err != nil {
+			return nil, Geometry{}, 0, fmt.Errorf("bench: %w", err)
+		}
+		defer l.Close()
+		start := time.Now()
+		results, err := l.Load(ctx, jobs)
+		return results, l.Geometry(), time.Since(start).Seconds(), err
+	}
+	a, err := NewAsyncLoader(b.options())
+	if err != nil {
+		return nil, Geometry{}, 0, fmt.Errorf("bench: %w", err)
+	}
+	defer a.Close()
+	start := time.Now()
+	for _, j := range jobs {
+		if err := a.Submit(j); err != nil {
+			return nil, Geometry{}, 0, err
+		}
+	}
+	err = a.Wait(ctx)
+	return a.Finished(), a.Geometry(), time.Since(start).Seconds(), err
+}
+
+func (b *benchRun) save(ctx context.Context) error {
+	ready, err := b.fillGPU()
+	if err != nil {
+		return err
+	}
+	defer ready.Destroy()
+	if err := b.clearKeys(ctx); err != nil {
+		return err
+	}
+	s, err := NewSaver(b.options())
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	defer s.Close()
+	b.res.Geometry = s.Geometry()
+	start := time.Now()
+	for _, j := range b.jobs() {
+		r, err := s.Save(ctx, SaveJob{RequestID: j.RequestID, Pages: j.Pages}, ready)
+		if err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+		b.res.Failed += r.Failed
+	}
+	b.res.Seconds = time.Since(start).Seconds()
+	if b.o.Verify {
+		return b.verifyPool(ctx)
+	}
+	return nil
+}

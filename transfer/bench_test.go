@@ -1,0 +1,276 @@
+package transfer
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/kvctl/kvctl/cuda"
+	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/pool/mem"
+)
+
+func newMemPool(t testing.TB, capacity int64) *mem.Store {
+	t.Helper()
+	s, err := mem.New(mem.Options{Capacity: capacity, Segments: 2, ArenaSize: 4 << 20, Eviction: mem.EvictManual})
+	if err != nil {
+		t.Fatalf("mem.New error = %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestBench(t *testing.T) {
+	dev, err := cuda.Open("host")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []BenchOptions{
+		{Direction: DirectionLoad, Mode: cuda.ModeMemcpy},
+		{Direction: DirectionLoad, Mode: cuda.ModeKernel, RegionsPerPage: 4},
+		{Direction: DirectionLoad, Mode: cuda.ModeBatch},
+		{Direction: DirectionLoad, Mode: cuda.ModeKernel, Direct: true},
+		{Direction: DirectionLoad, Mode: cuda.ModeKernel, Async: true, Workers: 3},
+		{Direction: DirectionSave, Mode: cuda.ModeMemcpy},
+		{Direction: DirectionSave, Mode: cuda.ModeKernel, RegionsPerPage: 1},
+	}
+	for _, o := range tests {
+		name := fmt.Sprintf("%s/%s/direct=%v/async=%v", o.Direction, o.Mode, o.Direct, o.Async)
+		t.Run(name, func(t *testing.T) {
+			o.Device, o.Pool = dev, newMemPool(t, 64<<20)
+			o.PageBytes, o.Pages, o.RequestPages, o.Batch, o.Verify = 4<<10, 300, 16, 32, true
+			r, err := Bench(context.Background(), o)
+			if err != nil {
+				t.Fatalf("Bench(%s) error = %v", name, err)
+			}
+			if r.Verify != "ok" || r.Bytes != 300*4096 || r.Seconds <= 0 || r.BaselineSeconds <= 0 || r.Missing != 0 || r.Failed != 0 {
+				t.Errorf("Bench(%s) = %+v, want a verified run of 300 pages", name, r)
+			}
+			if r.StoreCalls == 0 || len(r.PhaseMS) == 0 {
+				t.Errorf("Bench(%s) phases %v, store calls %d, want both", name, r.PhaseMS, r.StoreCalls)
+			}
+			// A second run finds the pool seeded (loads) or clears it (saves).
+			if _, err := Bench(context.Background(), o); err != nil {
+				t.Errorf("second Bench(%s) error = %v", name, err)
+			}
+		})
+	}
+}
+
+// corruptStore flips the first byte of every value it returns.
+type corruptStore struct{ pool.Store }
+
+func (c corruptStore) Get(ctx context.Context, keys []string, bufs [][]byte, n []int64) error {
+	err := c.Store.Get(ctx, keys, bufs, n)
+	for i := range bufs {
+		if n[i] > 0 {
+			bufs[i][0] ^= 0xff
+		}
+	}
+	return err
+}
+
+func TestBenchVerifyFails(t *testing.T) {
+	dev, err := cuda.Open("host")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []Direction{DirectionLoad, DirectionSave} {
+		o := BenchOptions{Device: dev, Pool: corruptStore{newMemPool(t, 16<<20)}, Direction: dir, PageBytes: 1024, Pages: 10, Verify: true}
+		r, err := Bench(context.Background(), o)
+		if !errors.Is(err, ErrVerifyFailed) || r.Verify == "ok" {
+			t.Errorf("Bench(%s, corrupting pool) = %q, %v, want ErrVerifyFailed", dir, r.Verify, err)
+		}
+	}
+}
+
+func TestBenchRejects(t *testing.T) {
+	dev, err := cuda.Open("host")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newMemPool(t, 1<<20)
+	tests := []BenchOptions{
+		{Pool: p},
+		{Device: dev},
+		{Device: dev, Pool: p, Direction: "sideways"},
+		{Device: dev, Pool: p, Direction: DirectionSave, Async: true},
+		{Device: dev, Pool: p, Direction: DirectionSave, Direct: true},
+		{Device: dev, Pool: p, PageBytes: 1000, RegionsPerPage: 3},
+		{Device: dev, Pool: p, Pages: -1},
+	}
+	for i, o := range tests {
+		if _, err := Bench(context.Background(), o); err == nil {
+			t.Errorf("Bench(case %d: %+v) succeeded, want an error", i, o)
+		}
+	}
+}
+
+// TestGPUSweep runs the memcpy, kernel and batch modes on cuda:0 at 4 KiB
+// and 64 KiB regions in both directions, and logs GB/s against the
+// contiguous baseline. It runs only with KVCTL_GPU_SWEEP=1 on a machine
+// with a GPU; with KVCTL_GPU_SWEEP_OUT set it also writes JSON lines there.
+func TestGPUSweep(t *testing.T) {
+	if os.Getenv("KVCTL_GPU_SWEEP") != "1" {
+		t.Skip("set KVCTL_GPU_SWEEP=1 to run the GPU sweep")
+	}
+	dev, err := cuda.Open("cuda")
+	if err != nil {
+		t.Skipf("no GPU: %v", err)
+	}
+	defer dev.Close()
+	var lines []BenchResult
+	for _, c := range gpuSweepCases() {
+		c.Device, c.Pool, c.Verify = dev, newMemPool(t, 2<<30), true
+		r, err := Bench(context.Background(), c)
+		if errors.Is(err, cuda.ErrUnsupported) {
+			t.Logf("%s %s: %v", c.Direction, c.Mode, err)
+			continue
+		}
+		if err != nil {
+			t.Errorf("Bench(%+v) error = %v", c, err)
+			continue
+		}
+		t.Logf("%-4s %-6s direct=%-5v async=%-5v page=%6d regions=%2d region=%6d pages=%5d: %6.2f GB/s, baseline %6.2f GB/s, ratio %.2f, verify %s, phases %v",
+			r.Direction, r.Mode, r.Direct, r.Async, r.PageBytes, r.RegionsPerPage, r.RegionBytes, r.Pages, r.GBps, r.BaselineGBps, r.Ratio, r.Verify, roundMS(r.PhaseMS))
+		lines = append(lines, r)
+	}
+	if out := os.Getenv("KVCTL_GPU_SWEEP_OUT"); out != "" {
+		writeJSONLines(t, out, lines)
+	}
+}
+
+func gpuSweepCases() []BenchOptions {
+	var cases []BenchOptions
+	shapes := []struct {
+		page    int64
+		regions int
+		pages   int
+	}{
+		{4 << 10, 1, 16384},  // 4 KiB regions, 64 MiB
+		{64 << 10, 16, 4096}, // 4 KiB regions in 64 KiB pages, 256 MiB
+		{128 << 10, 2, 2048}, // 64 KiB regions, 256 MiB
+	}
+	for _, dir := range []Direction{DirectionLoad, DirectionSave} {
+		for _, s := range shapes {
+			for _, mode := range cuda.CopyModes {
+				cases = append(cases, BenchOptions{Direction: dir, Mode: mode, PageBytes: s.page, RegionsPerPage: s.regions, Pages: s.pages, RequestPages: 64, Batch: 256})
+			}
+		}
+	}
+	for _, mode := range []cuda.CopyMode{cuda.ModeMemcpy, cuda.ModeKernel} {
+		cases = append(cases,
+			BenchOptions{Direction: DirectionLoad, Mode: mode, Direct: true, PageBytes: 128 << 10, RegionsPerPage: 2, Pages: 2048, RequestPages: 64, Batch: 256},
+			BenchOptions{Direction: DirectionLoad, Mode: mode, Async: true, Workers: 4, PageBytes: 128 << 10, RegionsPerPage: 2, Pages: 2048, RequestPages: 64, Batch: 256},
+		)
+	}
+	return cases
+}
+
+func roundMS(m map[string]float64) map[string]float64 {
+	out := map[string]float64{}
+	for k, v := range m {
+		out[k] = float64(int(v*100)) / 100
+	}
+	return out
+}
+
+func writeJSONLines(t *testing.T, path string, rs []BenchResult) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	enc := json.NewEncoder(f)
+	for _, r := range rs {
+		if err := enc.Encode(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkLoad measures loads through staging on host emulation, per copy
+// mode and region size.
+func BenchmarkLoad(b *testing.B) {
+	for _, regionBytes := range []int64{4 << 10, 64 << 10} {
+		for _, mode := range cuda.CopyModes {
+			b.Run(fmt.Sprintf("%s/region=%dKiB", mode, regionBytes>>10), func(b *testing.B) {
+				benchmarkTransfer(b, DirectionLoad, mode, regionBytes)
+			})
+		}
+	}
+}
+
+// BenchmarkSave measures saves through staging on host emulation.
+func BenchmarkSave(b *testing.B) {
+	for _, regionBytes := range []int64{4 << 10, 64 << 10} {
+		for _, mode := range cuda.CopyModes {
+			b.Run(fmt.Sprintf("%s/region=%dKiB", mode, regionBytes>>10), func(b *testing.B) {
+				benchmarkTransfer(b, DirectionSave, mode, regionBytes)
+			})
+		}
+	}
+}
+
+func benchmarkTransfer(b *testing.B, dir Direction, mode cuda.CopyMode, regionBytes int64) {
+	const pages, regions = 256, 2
+	dev, err := cuda.Open("host")
+	if err != nil {
+		b.Fatal(err)
+	}
+	store := newMemPool(b, 256<<20)
+	layout, _ := UniformLayout(1, regions, regions*regionBytes)
+	pools, err := NewPagePools(dev, layout, pages)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ClosePagePools(pools)
+	rs := refs("p", 0, 0, pages)
+	o := Options{Device: dev, Pool: store, Pools: pools, Mode: mode, Batch: 64}
+	putAllLayout(b, store, layout, rs)
+	b.SetBytes(pages * regions * regionBytes)
+	if dir == DirectionLoad {
+		l, err := NewLoader(o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer l.Close()
+		for b.Loop() {
+			if _, err := l.Load(context.Background(), []LoadJob{{RequestID: "r", Pages: rs}}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return
+	}
+	s, err := NewSaver(o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	for b.Loop() {
+		// Keys exist after the first pass: later passes measure the
+		// gather and the put-if-absent answers.
+		if _, err := s.Save(context.Background(), SaveJob{RequestID: "r", Pages: rs}, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func putAllLayout(b *testing.B, s pool.Store, layout Layout, rs []PageRef) {
+	items := make([]pool.PutItem, len(rs))
+	for i, r := range rs {
+		items[i] = pool.PutItem{Key: r.Key, Value: pageValue(r.Key, layout.Groups[r.LayerGroup].PageBytes())}
+	}
+	codes := make([]pool.Code, len(items))
+	if err := s.Put(context.Background(), items, codes); err != nil {
+		b.Fatal(err)
+	}
+}

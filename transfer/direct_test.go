@@ -1,0 +1,79 @@
+package transfer
+
+import (
+	"context"
+	"testing"
+
+	"github.com/kvctl/kvctl/cuda"
+	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/pool/mem"
+)
+
+// TestDirectLoadMemPool loads from pool/mem's arenas in place, including
+// arenas the pool allocates after the loader registered the first ones.
+func TestDirectLoadMemPool(t *testing.T) {
+	store, err := mem.New(mem.Options{Capacity: 1 << 20, Segments: 1, ArenaSize: 8 << 10, Eviction: mem.EvictManual})
+	if err != nil {
+		t.Fatalf("mem.New error = %v", err)
+	}
+	defer store.Close()
+	dev, err := cuda.Open("host")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pools, err := NewPagePools(dev, testLayout, 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ClosePagePools(pools)
+	f := &fixture{dev: dev, pools: pools}
+	first, later := refs("d", 0, 0, 6), refs("d", 0, 6, 10)
+	putAll(t, store, first)
+	for _, mode := range cuda.CopyModes {
+		l, err := NewLoader(Options{Device: dev, Pool: store, Pools: pools, Direct: true, Batch: 5, Mode: mode})
+		if err != nil {
+			t.Fatalf("NewLoader(direct, %s) error = %v", mode, err)
+		}
+		putAll(t, store, later) // new arenas, registered on first use
+		all := append(append([]PageRef(nil), first...), later...)
+		results, err := l.Load(context.Background(), []LoadJob{{RequestID: "r", Pages: all}})
+		if err != nil || !results[0].OK() {
+			t.Fatalf("direct Load(%s) = %+v, %v, want every page", mode, results, err)
+		}
+		f.checkLanded(t, all)
+		if err := l.Close(); err != nil {
+			t.Errorf("Close error = %v", err)
+		}
+	}
+}
+
+func putAll(t *testing.T, s pool.Store, rs []PageRef) {
+	t.Helper()
+	items := make([]pool.PutItem, len(rs))
+	for i, r := range rs {
+		items[i] = pool.PutItem{Key: r.Key, Value: pageValue(r.Key, testLayout.Groups[r.LayerGroup].PageBytes())}
+	}
+	codes := make([]pool.Code, len(items))
+	if err := s.Put(context.Background(), items, codes); err != nil {
+		t.Fatalf("Put error = %v", err)
+	}
+	for i, c := range codes {
+		if c != pool.OK && c != pool.ObjectAlreadyExists {
+			t.Fatalf("Put(%q) = %s", items[i].Key, c)
+		}
+	}
+}
+
+func TestDirectNeedsArenaStore(t *testing.T) {
+	f := newFixture(t, 4, newMapStore())
+	o := f.options()
+	o.Direct = true
+	o.Pool = plainStore{f.store}
+	if l, err := NewLoader(o); err == nil {
+		l.Close()
+		t.Errorf("NewLoader(direct) on a pool without arenas succeeded, want an error")
+	}
+}
+
+// plainStore hides mapStore's arena methods.
+type plainStore struct{ pool.Store }

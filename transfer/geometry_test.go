@@ -1,0 +1,140 @@
+package transfer
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestStagingGeometry(t *testing.T) {
+	tests := []struct {
+		batch       int
+		staging     int64
+		page        int64
+		slots       int
+		wantWarning bool
+	}{
+		{256, 1 << 30, 64 << 10, 256, false},
+		{256, 1 << 20, 64 << 10, 16, true},
+		{256, 1 << 20, 4 << 10, 256, false},
+		{8, 1000, 4096, 1, true},
+		{1, 1 << 30, 1 << 20, 1, false},
+		{64, 64 * 100, 100, 64, false},
+		{65, 64 * 100, 100, 64, true},
+	}
+	for _, tt := range tests {
+		g := StagingGeometry(tt.batch, tt.staging, tt.page)
+		if g.Slots != tt.slots || (g.Warning != "") != tt.wantWarning {
+			t.Errorf("StagingGeometry(%d, %d, %d) = %d slots, warning %q; want %d slots, warning %v",
+				tt.batch, tt.staging, tt.page, g.Slots, g.Warning, tt.slots, tt.wantWarning)
+		}
+		if g.AllocBytes() != int64(g.Slots)*tt.page {
+			t.Errorf("StagingGeometry(%d, %d, %d).AllocBytes() = %d, want %d", tt.batch, tt.staging, tt.page, g.AllocBytes(), int64(g.Slots)*tt.page)
+		}
+	}
+}
+
+func TestWorkerGeometry(t *testing.T) {
+	tests := []struct {
+		batch       int
+		staging     int64
+		page        int64
+		workers     int
+		slots       int
+		wantWarning bool
+	}{
+		// An even share: 1 GiB / 4 workers / 64 KiB = 4096 slots, capped by the batch.
+		{256, 1 << 30, 64 << 10, 4, 256, false},
+		// The share is 4 slots; the floor min(64, batch) wins.
+		{256, 1 << 20, 64 << 10, 4, 64, true},
+		// The floor is the batch when the batch is below 64.
+		{16, 1 << 20, 64 << 10, 8, 16, true},
+		// A share between the floor and the batch.
+		{256, 16 << 20, 64 << 10, 2, 128, true},
+		{256, 1 << 30, 64 << 10, 0, 256, false},
+	}
+	for _, tt := range tests {
+		g := WorkerGeometry(tt.batch, tt.staging, tt.page, tt.workers)
+		if g.Slots != tt.slots || (g.Warning != "") != tt.wantWarning {
+			t.Errorf("WorkerGeometry(%d, %d, %d, %d) = %d slots, warning %q; want %d slots, warning %v",
+				tt.batch, tt.staging, tt.page, tt.workers, g.Slots, g.Warning, tt.slots, tt.wantWarning)
+		}
+	}
+}
+
+func TestUniformLayout(t *testing.T) {
+	l, err := UniformLayout(2, 4, 64<<10)
+	if err != nil {
+		t.Fatalf("UniformLayout(2, 4, 64KiB) error = %v", err)
+	}
+	want := Layout{Groups: []LayerGroup{
+		{RegionBytes: []int64{16 << 10, 16 << 10, 16 << 10, 16 << 10}},
+		{RegionBytes: []int64{16 << 10, 16 << 10, 16 << 10, 16 << 10}},
+	}}
+	if diff := cmp.Diff(want, l); diff != "" {
+		t.Errorf("UniformLayout(2, 4, 64KiB) mismatch (-want +got):\n%s", diff)
+	}
+	if got := l.MaxPageBytes(); got != 64<<10 {
+		t.Errorf("MaxPageBytes() = %d, want %d", got, 64<<10)
+	}
+	for _, bad := range [][3]int64{{0, 1, 4}, {1, 0, 4}, {1, 1, 0}, {1, 3, 100}} {
+		if _, err := UniformLayout(int(bad[0]), int(bad[1]), bad[2]); err == nil {
+			t.Errorf("UniformLayout(%d, %d, %d) succeeded, want an error", bad[0], bad[1], bad[2])
+		}
+	}
+}
+
+func TestLayoutValidate(t *testing.T) {
+	tests := []struct {
+		name    string
+		layout  Layout
+		wantErr bool
+	}{
+		{"ok", testLayout, false},
+		{"no groups", Layout{}, true},
+		{"no regions", Layout{Groups: []LayerGroup{{}}}, true},
+		{"zero region", Layout{Groups: []LayerGroup{{RegionBytes: []int64{8, 0}}}}, true},
+	}
+	for _, tt := range tests {
+		if err := tt.layout.Validate(); (err != nil) != tt.wantErr {
+			t.Errorf("Validate(%s) = %v, want error %v", tt.name, err, tt.wantErr)
+		}
+	}
+}
+
+func TestPagePoolRegions(t *testing.T) {
+	f := newFixture(t, 10, newMapStore())
+	p := f.pools[1] // regions 512, 200, 312
+	base := p.Base()
+	tests := []struct {
+		page, region int
+		want         int64 // offset from base
+	}{
+		{0, 0, 0},
+		{3, 0, 3 * 512},
+		{0, 1, 10 * 512},
+		{2, 1, 10*512 + 2*200},
+		{9, 2, 10*512 + 10*200 + 9*312},
+	}
+	for _, tt := range tests {
+		if got := p.Region(tt.page, tt.region); got != base.Add(tt.want) {
+			t.Errorf("Region(%d, %d) = base+%d, want base+%d", tt.page, tt.region, int64(got-base), tt.want)
+		}
+	}
+	if p.Bytes() != 10*1024 || p.Pages() != 10 {
+		t.Errorf("Bytes(), Pages() = %d, %d, want %d, 10", p.Bytes(), p.Pages(), 10*1024)
+	}
+}
+
+func TestPhaseNames(t *testing.T) {
+	var times PhaseTimes
+	for p := range NumPhases {
+		times[p] = 1
+	}
+	if got := len(times.Milliseconds()); got != int(NumPhases) {
+		t.Errorf("Milliseconds() has %d phases, want %d distinct names", got, NumPhases)
+	}
+	if got := Phase(99).String(); got != "unknown" {
+		t.Errorf("Phase(99).String() = %q, want unknown", got)
+	}
+}

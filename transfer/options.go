@@ -1,0 +1,126 @@
+package transfer
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/kvctl/kvctl/cuda"
+	"github.com/kvctl/kvctl/pool"
+)
+
+// Defaults of Options.
+const (
+	// DefaultBatch is kvctl's default transfer_batch_size, in pages.
+	DefaultBatch = 256
+	// DefaultStagingBytes is the connector's default staging_buffer_bytes.
+	DefaultStagingBytes = 1 << 30
+	// DefaultWorkers is the default number of async load workers.
+	DefaultWorkers = 2
+)
+
+// Options configure a Loader, an AsyncLoader or a Saver.
+type Options struct {
+	// Device runs the copies; required.
+	Device cuda.Device
+	// Pool is the store pages are loaded from or saved to; required.
+	Pool pool.Store
+	// Pools are the GPU pages, one PagePool per layer group (PageRef's
+	// LayerGroup indexes them); required.
+	Pools []*PagePool
+	// Batch is transfer_batch_size: the most pages per store call
+	// (default DefaultBatch); the staging geometry may reduce it.
+	Batch int
+	// StagingBytes is staging_buffer_bytes, per direction (default
+	// DefaultStagingBytes). Only the slots' bytes are allocated.
+	StagingBytes int64
+	// Mode is how regions are copied (default cuda.ModeMemcpy).
+	Mode cuda.CopyMode
+	// Direct copies from the pool's arenas in place, without staging;
+	// loads only, and the pool must implement ArenaStore.
+	Direct bool
+	// Workers is the number of async load workers (AsyncLoader only;
+	// default DefaultWorkers).
+	Workers int
+	// SkipExisting makes a Saver ask Exist before each batch and skip the
+	// pages present; without it, present pages are left to the put's
+	// put-if-absent answer.
+	SkipExisting bool
+	// Stats receives phase times and counters; nil disables them.
+	Stats *Stats
+}
+
+func (o Options) withDefaults() (Options, error) {
+	switch {
+	case o.Device == nil:
+		return o, errors.New("transfer options: no device")
+	case o.Pool == nil:
+		return o, errors.New("transfer options: no pool")
+	case len(o.Pools) == 0:
+		return o, errors.New("transfer options: no GPU page pools")
+	case o.Batch < 0 || o.StagingBytes < 0 || o.Workers < 0:
+		return o, fmt.Errorf("transfer options: negative batch %d, staging bytes %d or workers %d", o.Batch, o.StagingBytes, o.Workers)
+	}
+	for g, p := range o.Pools {
+		if p == nil {
+			return o, fmt.Errorf("transfer options: no page pool for layer group %d", g)
+		}
+	}
+	if o.Batch == 0 {
+		o.Batch = DefaultBatch
+	}
+	if o.StagingBytes == 0 {
+		o.StagingBytes = DefaultStagingBytes
+	}
+	if o.Mode == "" {
+		o.Mode = cuda.ModeMemcpy
+	}
+	if o.Workers == 0 {
+		o.Workers = DefaultWorkers
+	}
+	return o, nil
+}
+
+// maxPageBytes is the largest page of the pools' groups.
+func (o Options) maxPageBytes() int64 {
+	var m int64
+	for _, p := range o.Pools {
+		m = max(m, p.group.PageBytes())
+	}
+	return m
+}
+
+// PageRef names one page to move: its pool key and its GPU page.
+type PageRef struct {
+	Key        string `json:"key"`
+	LayerGroup int    `json:"layer_group"`
+	Page       int    `json:"page"`
+}
+
+// pageItem is a resolved PageRef of job number job.
+type pageItem struct {
+	job   int
+	key   string
+	pool  *PagePool
+	page  int
+	bytes int64
+}
+
+// resolvePages checks every reference and appends the resolved pages; a
+// reference to a page that does not exist is an error, never a silent
+// drop.
+func resolvePages(out []pageItem, pools []*PagePool, job int, refs []PageRef) ([]pageItem, error) {
+	for i, r := range refs {
+		if r.Key == "" {
+			return out, fmt.Errorf("page %d: empty key", i)
+		}
+		if r.LayerGroup < 0 || r.LayerGroup >= len(pools) {
+			return out, fmt.Errorf("page %d (%q): layer group %d, want 0 to %d", i, r.Key, r.LayerGroup, len(pools)-1)
+		}
+		p := pools[r.LayerGroup]
+		if r.Page < 0 || r.Page >= p.pages {
+			return out, fmt.Errorf("page %d (%q): GPU page %d of layer group %d, want 0 to %d", i, r.Key, r.Page, r.LayerGroup, p.pages-1)
+		}
+		out = append(out, pageItem{job: job, key: r.Key, pool: p, page: r.Page, bytes: p.group.PageBytes()})
+	}
+	return out, nil
+}

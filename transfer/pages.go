@@ -1,0 +1,150 @@
+package transfer
+
+import (
+	"fmt"
+
+	"github.com/kvctl/kvctl/cuda"
+)
+
+// PagePool is the GPU memory of N pages of one layer group: one device
+// allocation split into one pool per region, region-major (region r of
+// page i at RegionBase(r) + i*RegionBytes[r]).
+type PagePool struct {
+	dev        cuda.Device
+	group      LayerGroup
+	pages      int
+	base       cuda.DevPtr
+	bytes      int64
+	regionBase []cuda.DevPtr
+}
+
+// NewPagePool allocates device memory for pages pages of group.
+func NewPagePool(dev cuda.Device, group LayerGroup, pages int) (*PagePool, error) {
+	if err := group.validate(); err != nil {
+		return nil, fmt.Errorf("page pool: %w", err)
+	}
+	if pages <= 0 {
+		return nil, fmt.Errorf("page pool of %d pages: want a positive count", pages)
+	}
+	p := &PagePool{dev: dev, group: group, pages: pages, bytes: group.PageBytes() * int64(pages)}
+	base, err := dev.Alloc(p.bytes)
+	if err != nil {
+		return nil, fmt.Errorf("page pool of %d pages of %d bytes: %w", pages, group.PageBytes(), err)
+	}
+	p.base = base
+	off := int64(0)
+	for _, rb := range group.RegionBytes {
+		p.regionBase = append(p.regionBase, base.Add(off))
+		off += rb * int64(pages)
+	}
+	return p, nil
+}
+
+// NewPagePools allocates one PagePool of pages pages per layer group.
+func NewPagePools(dev cuda.Device, layout Layout, pages int) ([]*PagePool, error) {
+	if err := layout.Validate(); err != nil {
+		return nil, err
+	}
+	var pools []*PagePool
+	for g, group := range layout.Groups {
+		p, err := NewPagePool(dev, group, pages)
+		if err != nil {
+			ClosePagePools(pools)
+			return nil, fmt.Errorf("layer group %d: %w", g, err)
+		}
+		pools = append(pools, p)
+	}
+	return pools, nil
+}
+
+// ClosePagePools frees every pool and returns the first error.
+func ClosePagePools(pools []*PagePool) error {
+	var first error
+	for _, p := range pools {
+		if err := p.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// Group returns the pool's page shape.
+func (p *PagePool) Group() LayerGroup { return p.group }
+
+// Pages returns the number of pages.
+func (p *PagePool) Pages() int { return p.pages }
+
+// Base returns the start of the allocation.
+func (p *PagePool) Base() cuda.DevPtr { return p.base }
+
+// Bytes returns the allocation's size (Pages * PageBytes).
+func (p *PagePool) Bytes() int64 { return p.bytes }
+
+// RegionBase returns the start of region r's pool.
+func (p *PagePool) RegionBase(r int) cuda.DevPtr { return p.regionBase[r] }
+
+// Region returns the address of region r of page i.
+func (p *PagePool) Region(i, r int) cuda.DevPtr {
+	return p.regionBase[r].Add(int64(i) * p.group.RegionBytes[r])
+}
+
+// WriteRegions queues copies of whole region pools from Go memory:
+// bufs[r] holds Pages*RegionBytes[r] bytes, page-major inside the region.
+// The caller synchronizes s before touching bufs again.
+func (p *PagePool) WriteRegions(s cuda.Stream, bufs [][]byte) error {
+	if err := p.checkRegionBufs(bufs); err != nil {
+		return err
+	}
+	for r, b := range bufs {
+		if err := p.dev.CopyHtoD(s, p.regionBase[r], b); err != nil {
+			return fmt.Errorf("writing region %d: %w", r, err)
+		}
+	}
+	return nil
+}
+
+// ReadRegions queues copies of whole region pools into Go memory, shaped
+// as for WriteRegions; bufs are valid after s is synchronized.
+func (p *PagePool) ReadRegions(s cuda.Stream, bufs [][]byte) error {
+	if err := p.checkRegionBufs(bufs); err != nil {
+		return err
+	}
+	for r, b := range bufs {
+		if err := p.dev.CopyDtoH(s, b, p.regionBase[r]); err != nil {
+			return fmt.Errorf("reading region %d: %w", r, err)
+		}
+	}
+	return nil
+}
+
+// NewRegionBufs allocates Go buffers shaped for WriteRegions and
+// ReadRegions.
+func (p *PagePool) NewRegionBufs() [][]byte {
+	bufs := make([][]byte, len(p.group.RegionBytes))
+	for r, rb := range p.group.RegionBytes {
+		bufs[r] = make([]byte, rb*int64(p.pages))
+	}
+	return bufs
+}
+
+func (p *PagePool) checkRegionBufs(bufs [][]byte) error {
+	if len(bufs) != len(p.group.RegionBytes) {
+		return fmt.Errorf("%d region buffers for %d regions", len(bufs), len(p.group.RegionBytes))
+	}
+	for r, rb := range p.group.RegionBytes {
+		if int64(len(bufs[r])) != rb*int64(p.pages) {
+			return fmt.Errorf("region %d buffer has %d bytes, want %d", r, len(bufs[r]), rb*int64(p.pages))
+		}
+	}
+	return nil
+}
+
+// Close frees the device memory.
+func (p *PagePool) Close() error {
+	if p.base == 0 {
+		return nil
+	}
+	err := p.dev.Free(p.base)
+	p.base = 0
+	return err
+}

@@ -1,0 +1,152 @@
+package transfer
+
+import (
+	"sync"
+	"time"
+)
+
+// Phase is one step of a load or save.
+type Phase int
+
+// The phases. Loads go resolve, fence, describe, get, unstage, sync; saves
+// go resolve, describe, stage, sync, put.
+const (
+	PhaseResolve Phase = iota
+	PhaseFence
+	PhaseDescribe
+	PhaseGet
+	PhaseUnstage
+	PhaseStage
+	PhasePut
+	PhaseSync
+	// NumPhases is the number of phases.
+	NumPhases
+)
+
+var phaseNames = [NumPhases]string{"resolve", "fence", "describe", "get", "unstage", "stage", "put", "sync"}
+
+// String is the phase's name as the connector's log line spells it.
+func (p Phase) String() string {
+	if p < 0 || p >= NumPhases {
+		return "unknown"
+	}
+	return phaseNames[p]
+}
+
+// PhaseTimes is the wall time spent in each phase.
+type PhaseTimes [NumPhases]time.Duration
+
+// Add adds o's times to t.
+func (t *PhaseTimes) Add(o PhaseTimes) {
+	for i := range t {
+		t[i] += o[i]
+	}
+}
+
+// Total is the sum over phases.
+func (t PhaseTimes) Total() time.Duration {
+	var s time.Duration
+	for _, d := range t {
+		s += d
+	}
+	return s
+}
+
+// Milliseconds maps each phase that took time to its milliseconds.
+func (t PhaseTimes) Milliseconds() map[string]float64 {
+	m := map[string]float64{}
+	for p, d := range t {
+		if d > 0 {
+			m[Phase(p).String()] = float64(d) / float64(time.Millisecond)
+		}
+	}
+	return m
+}
+
+// Totals are the counters of a Stats sink.
+type Totals struct {
+	// Phases is the wall time per phase, summed over calls (and over
+	// workers, for an AsyncLoader).
+	Phases PhaseTimes
+	// Pages is the number of pages asked for.
+	Pages int64
+	// Landed is the number of pages copied to the GPU (loads) or stored
+	// (saves).
+	Landed int64
+	// Missing is the number of pages a load did not find (loads).
+	Missing int64
+	// Existing is the number of pages a save skipped because Exist found
+	// them (saves with SkipExisting).
+	Existing int64
+	// AlreadyExists is the number of puts answered ObjectAlreadyExists.
+	AlreadyExists int64
+	// Failed is the number of puts that failed otherwise (not retried).
+	Failed int64
+	// StoreCalls is the number of batched pool calls (Get, Put, Exist).
+	StoreCalls int64
+	// Bytes is the bytes landed or stored.
+	Bytes int64
+	// Jobs is the number of jobs finished.
+	Jobs int64
+	// Wait is the time async jobs spent queued; Transfer the time workers
+	// spent on them.
+	Wait, Transfer time.Duration
+	// MaxQueue is the deepest the async queue was at a Submit.
+	MaxQueue int
+}
+
+// Stats collects Totals; it is safe for concurrent use. A nil *Stats
+// disables statistics (and clock reads).
+type Stats struct {
+	mu sync.Mutex
+	t  Totals
+}
+
+// Totals returns a copy of the counters.
+func (s *Stats) Totals() Totals {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.t
+}
+
+// Reset zeroes the counters.
+func (s *Stats) Reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.t = Totals{}
+}
+
+func (s *Stats) add(fn func(t *Totals)) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fn(&s.t)
+}
+
+// phaseClock accumulates phase times between laps; when off it reads no
+// clock.
+type phaseClock struct {
+	on    bool
+	last  time.Time
+	times PhaseTimes
+}
+
+func newPhaseClock(on bool) phaseClock {
+	c := phaseClock{on: on}
+	if on {
+		c.last = time.Now()
+	}
+	return c
+}
+
+// lap charges the time since the last lap to p.
+func (c *phaseClock) lap(p Phase) {
+	if !c.on {
+		return
+	}
+	now := time.Now()
+	c.times[p] += now.Sub(c.last)
+	c.last = now
+}

@@ -1,0 +1,128 @@
+package workload
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestOpenMooncake(t *testing.T) {
+	for _, format := range []string{"", FormatAuto, FormatMooncake} {
+		src, err := Open(headTrace, format)
+		if err != nil {
+			t.Fatalf("Open(%s, %q) = %v", headTrace, format, err)
+		}
+		if src.Format != FormatMooncake || src.Name() != headTrace {
+			t.Errorf("Open(%s, %q) format, name = %q, %q, want mooncake, the path", headTrace, format, src.Format, src.Name())
+		}
+	}
+	src, _ := Open(headTrace, FormatAuto)
+	reqs, err := Collect(src)
+	if err != nil || len(reqs) != 200 {
+		t.Fatalf("Collect(head) = %d requests, %v, want 200", len(reqs), err)
+	}
+	recs := readHead(t)
+	for i, req := range reqs {
+		rec := recs[i]
+		if req.ID != "t"+strconv.Itoa(i+1) || req.ArrivalMS != rec.Timestamp || req.OutputLength != int(rec.OutputLength) ||
+			int64(len(req.Tokens)) != rec.InputLength {
+			t.Fatalf("request %d = %s at %d, output %d, %d tokens, want t%d at %d, output %d, %d tokens", i, req.ID,
+				req.ArrivalMS, req.OutputLength, len(req.Tokens), i+1, rec.Timestamp, rec.OutputLength, rec.InputLength)
+		}
+	}
+	// The first two requests share hash id 0 only.
+	if !slices.Equal(reqs[0].Tokens[:512], reqs[1].Tokens[:512]) || slices.Equal(reqs[0].Tokens[512:1024], reqs[1].Tokens[512:1024]) {
+		t.Errorf("requests t1 and t2 must share exactly their first 512 tokens")
+	}
+}
+
+func TestOpenReuseTokens(t *testing.T) {
+	fresh, _ := Open(headTrace, FormatMooncake)
+	want, err := Collect(fresh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reuse := &FileSource{Path: headTrace, Format: FormatMooncake, ReuseTokens: true}
+	i := 0
+	var first *int64
+	err = reuse.Each(func(req Request) error {
+		if !slices.Equal(req.Tokens, want[i].Tokens) {
+			t.Errorf("request %d with ReuseTokens differs from a fresh read", i)
+		}
+		if i == 0 {
+			first = &req.Tokens[0]
+		}
+		i++
+		return nil
+	})
+	if err != nil || i != 200 || first == nil {
+		t.Errorf("Each with ReuseTokens = %v after %d requests, want nil after 200", err, i)
+	}
+}
+
+func TestOpenKvctl(t *testing.T) {
+	p := writeFile(t, "r.jsonl", "\n"+`{"id": "a", "tokens": [1, 2, 3]}`+"\n"+`{"id": "b", "tokens": [4]}`+"\n")
+	src, err := Open(p, FormatAuto)
+	if err != nil || src.Format != FormatKvctl {
+		t.Fatalf("Open(kvctl file, auto) = %+v, %v, want format kvctl", src, err)
+	}
+	reqs, err := Collect(src)
+	if err != nil || len(reqs) != 2 || reqs[0].ID != "a" || !slices.Equal(reqs[1].Tokens, []int64{4}) {
+		t.Errorf("Collect(kvctl file) = %+v, %v, want requests a and b", reqs, err)
+	}
+	if err := src.EachTrace(func(int, TraceRecord) error { return nil }); err == nil {
+		t.Errorf("EachTrace on a kvctl file = nil, want an error")
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	tests := []struct {
+		name, content, format, wantErr string
+	}{
+		{"empty", "\n \n", FormatAuto, "no requests"},
+		{"neither", `{"id": "x"}`, FormatAuto, "neither hash_ids (mooncake) nor tokens (kvctl)"},
+		{"not json", "hello", FormatAuto, "cannot tell the format"},
+		{"bad format", "{}", "csv", `unknown request format "csv"`},
+	}
+	for _, tt := range tests {
+		p := writeFile(t, "f.jsonl", tt.content)
+		_, err := Open(p, tt.format)
+		if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+			t.Errorf("%s: Open = %v, want an error containing %q", tt.name, err, tt.wantErr)
+		}
+	}
+	for _, format := range []string{FormatAuto, FormatKvctl, FormatMooncake} {
+		if _, err := Open(filepath.Join(t.TempDir(), "missing"), format); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("Open(missing, %s) = %v, want ErrNotExist", format, err)
+		}
+	}
+}
+
+func TestEachStopsOnError(t *testing.T) {
+	stop := errors.New("stop")
+	src, _ := Open(headTrace, FormatAuto)
+	n := 0
+	err := src.Each(func(Request) error {
+		n++
+		if n == 3 {
+			return stop
+		}
+		return nil
+	})
+	if !errors.Is(err, stop) || n != 3 {
+		t.Errorf("Each with a callback failing at 3 = %v after %d, want %v after 3", err, n, stop)
+	}
+}
