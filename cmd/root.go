@@ -92,6 +92,7 @@ func subcommands(ios *IOStreams, g *globalOptions) []*cobra.Command {
 		newVersionCmd(ios, g),
 		newKeysCmd(ios, g),
 		newPoolCmd(ios, g),
+		newHolesCmd(ios, g),
 	}
 }
 

@@ -15,7 +15,7 @@ func eachDevice(t *testing.T, fn func(t *testing.T, d Device)) {
 	t.Helper()
 	t.Run("host", func(t *testing.T) {
 		d := newHostDevice("")
-		defer d.Close()
+		t.Cleanup(func() { d.Close() })
 		fn(t, d)
 	})
 	t.Run("cuda", func(t *testing.T) {
@@ -23,16 +23,19 @@ func eachDevice(t *testing.T, fn func(t *testing.T, d Device)) {
 		if err != nil {
 			t.Skipf("no CUDA device: %v", err)
 		}
-		defer d.Close()
+		// Registered first, so it runs after the memory's cleanups.
+		t.Cleanup(func() { d.Close() })
 		fn(t, d)
 	})
 }
 
 func randomBytes(r *rand.Rand, n int) []byte {
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = byte(r.Uint32())
+	var seed [32]byte
+	for i := range seed {
+		seed[i] = byte(r.Uint32())
 	}
+	b := make([]byte, n)
+	rand.NewChaCha8(seed).Read(b)
 	return b
 }
 

@@ -98,8 +98,44 @@ func TestOpenCUDAWithoutDriver(t *testing.T) {
 			t.Errorf("Open(%q) = %v, %v, want an error wrapping ErrNoDriver", spec, d, err)
 		}
 	}
-	if _, _, err := Discover(); !errors.Is(err, ErrNoDriver) {
-		t.Errorf("Discover() error = %v, want it to wrap ErrNoDriver", err)
+}
+
+func TestOpenWithGPU(t *testing.T) {
+	if _, err := loadDriver(); err != nil {
+		t.Skipf("no CUDA driver: %v", err)
+	}
+	d, err := Open("auto")
+	if err != nil {
+		t.Fatalf("Open(auto) error = %v", err)
+	}
+	info := d.Info()
+	d.Close()
+	t.Logf("Open(auto).Info() = %+v", info)
+	if info.Emulated {
+		t.Errorf("Open(auto) fell back to host emulation with a driver present: %s", info.Fallback)
+	}
+	if _, err := Open("cuda:4096"); !errors.Is(err, ErrNoDriver) {
+		t.Errorf("Open(cuda:4096) error = %v, want it to wrap ErrNoDriver", err)
+	}
+}
+
+func TestDiscover(t *testing.T) {
+	gpus, info, err := Discover()
+	if err != nil {
+		if !errors.Is(err, ErrNoDriver) {
+			t.Errorf("Discover() error = %v, want it to wrap ErrNoDriver", err)
+		}
+		t.Skipf("no GPU to discover: %v", err)
+	}
+	t.Logf("driver %+v", info)
+	for _, g := range gpus {
+		t.Logf("gpu %+v (link %.1f GB/s)", g, g.PCIeGBps())
+	}
+	if info.Source != "nvml" && info.Source != "cuda" {
+		t.Errorf("Discover() source = %q, want nvml or cuda", info.Source)
+	}
+	if driverGPUs, _, err := discoverDriver(); err == nil && len(driverGPUs) != len(gpus) {
+		t.Errorf("Discover() found %d GPUs, the CUDA driver %d", len(gpus), len(driverGPUs))
 	}
 }
 

@@ -25,10 +25,7 @@ func newMemPool(t testing.TB, capacity int64) *mem.Store {
 }
 
 func TestBench(t *testing.T) {
-	dev, err := cuda.Open("host")
-	if err != nil {
-		t.Fatal(err)
-	}
+	dev := testDevice(t)
 	tests := []BenchOptions{
 		{Direction: DirectionLoad, Mode: cuda.ModeMemcpy},
 		{Direction: DirectionLoad, Mode: cuda.ModeKernel, RegionsPerPage: 4},
@@ -44,6 +41,7 @@ func TestBench(t *testing.T) {
 			o.Device, o.Pool = dev, newMemPool(t, 64<<20)
 			o.PageBytes, o.Pages, o.RequestPages, o.Batch, o.Verify = 4<<10, 300, 16, 32, true
 			r, err := Bench(context.Background(), o)
+			skipUnsupported(t, err)
 			if err != nil {
 				t.Fatalf("Bench(%s) error = %v", name, err)
 			}
@@ -75,10 +73,7 @@ func (c corruptStore) Get(ctx context.Context, keys []string, bufs [][]byte, n [
 }
 
 func TestBenchVerifyFails(t *testing.T) {
-	dev, err := cuda.Open("host")
-	if err != nil {
-		t.Fatal(err)
-	}
+	dev := testDevice(t)
 	for _, dir := range []Direction{DirectionLoad, DirectionSave} {
 		o := BenchOptions{Device: dev, Pool: corruptStore{newMemPool(t, 16<<20)}, Direction: dir, PageBytes: 1024, Pages: 10, Verify: true}
 		r, err := Bench(context.Background(), o)
@@ -89,10 +84,7 @@ func TestBenchVerifyFails(t *testing.T) {
 }
 
 func TestBenchRejects(t *testing.T) {
-	dev, err := cuda.Open("host")
-	if err != nil {
-		t.Fatal(err)
-	}
+	dev := testDevice(t)
 	p := newMemPool(t, 1<<20)
 	tests := []BenchOptions{
 		{Pool: p},
@@ -125,8 +117,13 @@ func TestGPUSweep(t *testing.T) {
 	defer dev.Close()
 	var lines []BenchResult
 	for _, c := range gpuSweepCases() {
-		c.Device, c.Pool, c.Verify = dev, newMemPool(t, 2<<30), true
+		store, err := mem.New(mem.Options{Capacity: 1 << 30, Segments: 2, ArenaSize: 64 << 20, Eviction: mem.EvictManual})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Device, c.Pool, c.Verify = dev, store, true
 		r, err := Bench(context.Background(), c)
+		store.Close()
 		if errors.Is(err, cuda.ErrUnsupported) {
 			t.Logf("%s %s: %v", c.Direction, c.Mode, err)
 			continue
@@ -222,10 +219,7 @@ func BenchmarkSave(b *testing.B) {
 
 func benchmarkTransfer(b *testing.B, dir Direction, mode cuda.CopyMode, regionBytes int64) {
 	const pages, regions = 256, 2
-	dev, err := cuda.Open("host")
-	if err != nil {
-		b.Fatal(err)
-	}
+	dev := testDevice(b)
 	store := newMemPool(b, 256<<20)
 	layout, _ := UniformLayout(1, regions, regions*regionBytes)
 	pools, err := NewPagePools(dev, layout, pages)

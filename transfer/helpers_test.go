@@ -3,7 +3,9 @@ package transfer
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"sync"
 	"testing"
 
@@ -30,7 +32,9 @@ type mapStore struct {
 	views      int // views not released yet
 }
 
-func newMapStore() *mapStore { return &mapStore{vals: map[string][]byte{}, putFail: map[string]pool.Code{}} }
+func newMapStore() *mapStore {
+	return &mapStore{vals: map[string][]byte{}, putFail: map[string]pool.Code{}}
+}
 
 func newArenaMapStore(arenaBytes int) *mapStore {
 	s := newMapStore()
@@ -171,7 +175,23 @@ func pageValue(key string, n int64) []byte {
 	return b
 }
 
-// fixture is a host device with page pools and a store.
+// testDevice is the device the transfer tests run on: host emulation, or
+// the spec in KVCTL_TEST_DEVICE (such as cuda) to run them on a GPU.
+func testDevice(t testing.TB) cuda.Device {
+	t.Helper()
+	spec := os.Getenv("KVCTL_TEST_DEVICE")
+	if spec == "" {
+		spec = "host"
+	}
+	dev, err := cuda.Open(spec)
+	if err != nil {
+		t.Fatalf("cuda.Open(%q) error = %v", spec, err)
+	}
+	t.Cleanup(func() { dev.Close() })
+	return dev
+}
+
+// fixture is a device with page pools and a store.
 type fixture struct {
 	dev   cuda.Device
 	pools []*PagePool
@@ -180,16 +200,42 @@ type fixture struct {
 
 func newFixture(t *testing.T, pages int, store *mapStore) *fixture {
 	t.Helper()
-	dev, err := cuda.Open("host")
-	if err != nil {
-		t.Fatalf("cuda.Open(host) error = %v", err)
-	}
+	dev := testDevice(t)
 	pools, err := NewPagePools(dev, testLayout, pages)
 	if err != nil {
 		t.Fatalf("NewPagePools error = %v", err)
 	}
 	t.Cleanup(func() { ClosePagePools(pools) })
-	return &fixture{dev: dev, pools: pools, store: store}
+	f := &fixture{dev: dev, pools: pools, store: store}
+	f.zeroGPU(t) // device memory is not zeroed by cuMemAlloc
+	return f
+}
+
+// zeroGPU clears every GPU page.
+func (f *fixture) zeroGPU(t *testing.T) {
+	t.Helper()
+	s, err := f.dev.NewStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Destroy()
+	for _, p := range f.pools {
+		if err := p.WriteRegions(s, p.NewRegionBufs()); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Synchronize(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// skipUnsupported skips the test when err says the device lacks a copy
+// mode (cuMemcpyBatchAsync before CUDA 12.8).
+func skipUnsupported(t *testing.T, err error) {
+	t.Helper()
+	if errors.Is(err, cuda.ErrUnsupported) {
+		t.Skipf("unsupported here: %v", err)
+	}
 }
 
 func (f *fixture) options() Options {

@@ -28,6 +28,7 @@ func TestLoadRoundTrip(t *testing.T) {
 				o := f.options()
 				o.Mode, o.Direct, o.Batch = mode, direct, 4
 				l, err := NewLoader(o)
+				skipUnsupported(t, err)
 				if err != nil {
 					t.Fatalf("NewLoader error = %v", err)
 				}

@@ -20,6 +20,7 @@ func TestSaveRoundTrip(t *testing.T) {
 			o := f.options()
 			o.Mode, o.Batch = mode, 4
 			s, err := NewSaver(o)
+			skipUnsupported(t, err)
 			if err != nil {
 				t.Fatalf("NewSaver error = %v", err)
 			}

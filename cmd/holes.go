@@ -1,0 +1,217 @@
+package cmd
+
+import (
+	"strings"
+	"time"
+
+	"github.com/kvctl/kvctl/holes"
+	"github.com/kvctl/kvctl/size"
+	"github.com/kvctl/kvctl/workload"
+	"github.com/spf13/cobra"
+)
+
+type holesOptions struct {
+	Pool          poolFlag
+	Requests      string
+	Trace         string
+	TraceFormat   string
+	Key           keyFlags
+	Leasing       bool
+	Simulate      bool
+	Capacity      string
+	SweepCapacity string
+	SoftPinTTLMS  int64
+	GroupBlocks   bool
+	EvictionRatio float64
+	Watermark     float64
+}
+
+func newHolesCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
+	o := &holesOptions{}
+	c := &cobra.Command{
+		Use:   "holes (--pool URL | --simulate) (--requests FILE | --trace FILE) [flags]",
+		Short: "Map prefix holes in a pool, or predict them by replaying a trace",
+		Long: `A prefix lookup stops at the first missing block, so a block evicted from the
+middle of a chain makes every stored block behind it useless. holes shows where.
+
+With --pool it probes a pool for every request's blocks (read-only: no lease is
+granted; --leasing probes as the connector's batch_is_exist does, and says so),
+one batched call per request, and prints per request its counts and a block map:
+'#' present, '.' missing (inside a hole or at the tail). A block is present only
+if every page of it exists: every layer group, every TP rank's shard, every
+replicated page.
+
+With --simulate it replays the requests in arrival order into an embedded pool
+(metadata only, so large pools fit on a small machine) with Mooncake's leases
+and eviction on the trace's clock, and reports the same statistics;
+--sweep-capacity runs several capacities in parallel and charts hit rate and
+stranded blocks against capacity.
+
+Requests: --requests (kvctl JSONL) or --trace (kvctl JSONL or a Mooncake FAST'25
+trace, whose tokens are synthesised per 512-token block from its hash ids).
+Definitions: docs/holes.md.
+
+Exit codes: 2 for bad flags or input, 4 when the pool is unreachable.`,
+		Example: `$ kvctl holes --pool mooncake://10.0.0.5:9003 --requests reqs.jsonl --tokens-per-block 32 --model-key m
+$ kvctl holes --pool redis://127.0.0.1:6379/0 --requests reqs.jsonl --tokens-per-block 32 --model-key m -o json
+$ kvctl holes --simulate --trace conversation.jsonl --tokens-per-block 32 --model-key m --sweep-capacity 16GiB,64GiB,256GiB`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			setup, src, err := o.validate(c, ios, g)
+			if err != nil {
+				return err
+			}
+			if o.Simulate {
+				return runHolesSimulate(c, ios, g, o, setup, src)
+			}
+			return runHolesProbe(c, ios, g, o, setup, src)
+		},
+	}
+	fs := c.Flags()
+	o.Pool.register(fs)
+	fs.StringVar(&o.Requests, "requests", "", "requests file (kvctl JSONL)")
+	fs.StringVar(&o.Trace, "trace", "", "trace file: kvctl JSONL or a Mooncake FAST'25 trace")
+	fs.StringVar(&o.TraceFormat, "trace-format", "auto", "trace format: auto, kvctl or mooncake")
+	o.Key.register(fs, false)
+	fs.BoolVar(&o.Leasing, "leasing", false, "probe as the connector does, granting leases (changes eviction)")
+	fs.BoolVar(&o.Simulate, "simulate", false, "predict holes by replaying into an embedded pool with Mooncake eviction")
+	fs.StringVar(&o.Capacity, "capacity", "", "simulated pool capacity, e.g. 64GiB")
+	fs.StringVar(&o.SweepCapacity, "sweep-capacity", "", "simulate several capacities, e.g. 16GiB,64GiB,256GiB")
+	fs.Int64Var(&o.SoftPinTTLMS, "soft-pin-ttl-ms", 0, "soft-pin every simulated put for this many milliseconds")
+	fs.BoolVar(&o.GroupBlocks, "group-blocks", false, "put every page of a block into the block's eviction group")
+	fs.Float64Var(&o.EvictionRatio, "eviction-ratio", 0.05, "eviction_ratio of the simulated master")
+	fs.Float64Var(&o.Watermark, "watermark", 0.90, "eviction_high_watermark_ratio of the simulated master")
+	return c
+}
+
+func (o *holesOptions) validate(c *cobra.Command, ios *IOStreams, g *globalOptions) (keySetup, workload.Source, error) {
+	if err := g.checkOutput("table", "json"); err != nil {
+		return keySetup{}, nil, err
+	}
+	if (o.Requests == "") == (o.Trace == "") {
+		return keySetup{}, nil, usagef("give exactly one of --requests or --trace")
+	}
+	if o.Simulate == (o.Pool.URL != "") {
+		return keySetup{}, nil, usagef("give exactly one of --pool (probe a pool) or --simulate")
+	}
+	if !o.Simulate && (o.Capacity != "" || o.SweepCapacity != "") {
+		return keySetup{}, nil, usagef("--capacity and --sweep-capacity are for --simulate")
+	}
+	if o.Simulate && o.Leasing {
+		return keySetup{}, nil, usagef("--leasing is for probing a pool; a simulation always looks up as the connector does")
+	}
+	setup, err := o.Key.resolve(c, ios.Getenv)
+	if err != nil {
+		return setup, nil, err
+	}
+	if setup.Namespace.ModelKey == "" {
+		setup.Namespace.ModelKey = "kvctl"
+		if !o.Simulate {
+			return setup, nil, usagef("--model-key is required to probe a pool (page keys contain it)")
+		}
+	}
+	path, format := o.Trace, o.TraceFormat
+	if o.Requests != "" {
+		path, format = o.Requests, workload.FormatKvctl
+	}
+	src, err := workload.Open(path, format)
+	if err != nil {
+		return setup, nil, asUsage(err)
+	}
+	src.ReuseTokens = true
+	return setup, src, nil
+}
+
+func keyingOf(s keySetup) holes.Keying {
+	return holes.Keying{Scheme: s.Scheme, Lookahead: s.Lookahead, Layout: s.Layout, Namespace: s.Namespace}
+}
+
+func runHolesProbe(c *cobra.Command, ios *IOStreams, g *globalOptions, o *holesOptions, s keySetup, src workload.Source) error {
+	st, err := o.Pool.open(c.Context(), ios)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	bar := newProgress(ios, g, "probing", 0)
+	rep, err := holes.Probe(c.Context(), st, o.Pool.URL, src, holes.ProbeOptions{
+		Keying: keyingOf(s), Leasing: o.Leasing,
+		Progress: func(done int) { bar.update(done, "requests") },
+	})
+	bar.done()
+	if err != nil {
+		return asUsageIfInput(err)
+	}
+	if g.Output == "json" {
+		return writeJSON(ios.Out, rep)
+	}
+	return printHolesReport(ios, rep)
+}
+
+// asUsageIfInput leaves pool and context errors as they are and marks the
+// rest (bad requests) as usage errors.
+func asUsageIfInput(err error) error {
+	if exitCode(err) != ExitFailure {
+		return err
+	}
+	if strings.Contains(err.Error(), "reading ") {
+		return asUsage(err)
+	}
+	return err
+}
+
+func (o *holesOptions) capacities() ([]int64, error) {
+	spec := o.SweepCapacity
+	if (o.Capacity == "") == (spec == "") {
+		return nil, usagef("give exactly one of --capacity or --sweep-capacity with --simulate")
+	}
+	if spec == "" {
+		spec = o.Capacity
+	}
+	var out []int64
+	for _, part := range strings.Split(spec, ",") {
+		n, err := size.Parse(part)
+		if err != nil || n <= 0 {
+			return nil, usagef("capacity %q: want a positive size such as 64GiB", part)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func runHolesSimulate(c *cobra.Command, ios *IOStreams, g *globalOptions, o *holesOptions, s keySetup, src workload.Source) error {
+	caps, err := o.capacities()
+	if err != nil {
+		return err
+	}
+	if o.SoftPinTTLMS < 0 {
+		return usagef("--soft-pin-ttl-ms must not be negative")
+	}
+	bar := newProgress(ios, g, "hashing", 0)
+	reqs, err := holes.Prepare(c.Context(), src, keyingOf(s))
+	bar.done()
+	if err != nil {
+		return asUsageIfInput(err)
+	}
+	bar = newProgress(ios, g, "simulating", len(reqs)*len(caps))
+	done := make(map[int64]int)
+	opts := holes.SimOptions{
+		Keying: keyingOf(s), SoftPinTTL: time.Duration(o.SoftPinTTLMS) * time.Millisecond,
+		GroupBlocks: o.GroupBlocks, EvictionRatio: o.EvictionRatio, Watermark: o.Watermark,
+		Progress: func(capacity int64, n int) {
+			bar.mu.Lock()
+			done[capacity] = n
+			sum := 0
+			for _, v := range done {
+				sum += v
+			}
+			bar.mu.Unlock()
+			bar.update(sum, "")
+		},
+	}
+	runs, err := holes.Sweep(c.Context(), reqs, opts, caps)
+	bar.done()
+	if err != nil {
+		return asUsage(err)
+	}
+	return printSimulation(ios, g, o.SweepCapacity != "", runs)
+}

@@ -1,0 +1,65 @@
+// Package engine is the serving loop of `kvctl serve --single-rank`: a KV
+// cache manager, a scheduler, a synthetic model and an executor that drive
+// the Mooncake-store connector (package connector) against a pool, in
+// virtual time, with byte-level verification of every page loaded from
+// the pool (spec/connector.md).
+//
+// # KV cache manager
+//
+// One page pool per page slot (each layer group's shard on this rank, then
+// each replicated layer group) of Config.GPUBlocks pages; a KV block is the
+// same page index in every slot. A request holds a block table. Blocks
+// whose KV is complete are cached in a radix tree over chain hashes (the
+// hash of a block commits to every token before it) for local prefix
+// reuse; blocks no request references are reclaimed least recently used
+// first when pages run out. A local match is whole blocks, capped before
+// the block holding the last token, backed off per local_reuse_backoff and
+// trimmed to reuse_match_alignment (a positive divisor of T).
+//
+// # Scheduler
+//
+// First come, first served. Each iteration takes the running requests in
+// admission order (a decoding request one token, a prefilling one a chunk
+// of the remaining max_num_tokens budget), then admits waiting requests
+// while slots (max_batch_size), tokens and pages remain. A running request
+// that finds no page preempts the newest running request (itself when it
+// is the newest): its pages are freed, and it is readmitted at the front of
+// the queue, recomputing from its local and pool matches.
+//
+// # Connector
+//
+// At admission the scheduler half looks the request up (one batched,
+// leasing exist for the candidate blocks) and the offer is honoured as far
+// as the pages allow. Each pass then builds the connector metadata; the
+// worker loads the honoured blocks before the forward and saves the blocks
+// the pass computed after it. A request whose page went missing at load
+// time (evicted since the lookup) is restarted: its allocation is freed
+// and rewound, its bound saves dropped, and it is readmitted and looked up
+// afresh.
+//
+// # Synthetic model
+//
+// A page's bytes are a function of (chain hash, layer group, rank,
+// region) (Model); computing a block writes them into its pages, and every
+// page loaded from the pool is compared with them (Config.Verify).
+// Decoding emits deterministic tokens (NextToken) that extend the chain,
+// so generated blocks are saved like prompt blocks.
+//
+// # Virtual time
+//
+// An iteration costs Costs (a fixed step, per prefill token, per decoding
+// request, per byte moved). The clock advances by that cost and jumps over
+// idle gaps to the next arrival, so TTFT and inter-token latency are
+// modelled milliseconds and a replay runs as fast as the CPU allows. Give
+// the pool the same clock (NewMemPool) so that leases and eviction age in
+// virtual time.
+//
+// # Memory
+//
+// Only requests that arrived and are not finished hold tokens; the pool
+// holds the pages. A run of the 145M-token Mooncake conversation trace
+// stores about 3M pages: with the default 256-byte pages that is well under
+// a gigabyte including the pool's index. Cost grows linearly with prompt
+// tokens: hashing, key building and page generation are per block, with
+// buffers reused from pass to pass.
+package engine

@@ -1,0 +1,121 @@
+package engine
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/stats"
+)
+
+// Report is the outcome of a replay (the JSON of `kvctl serve --replay`).
+// Hit tokens count each prompt token once, by what first served it: the
+// local radix tree (local_hit_tokens), a load from the pool
+// (pool_hit_tokens) or the model; computed_prompt_tokens counts every
+// prompt token a forward pass computed, recomputations after a preemption
+// or restart included. Times are modelled milliseconds (virtual time);
+// wall_seconds is real time.
+type Report struct {
+	Requests             int64       `json:"requests"`
+	Completed            int64       `json:"completed"`
+	Failed               int64       `json:"failed"`
+	PromptTokens         int64       `json:"prompt_tokens"`
+	ComputedPromptTokens int64       `json:"computed_prompt_tokens"`
+	LocalHitTokens       int64       `json:"local_hit_tokens"`
+	PoolHitTokens        int64       `json:"pool_hit_tokens"`
+	HitRate              float64     `json:"hit_rate"`
+	LoadedPages          int64       `json:"loaded_pages"`
+	SavedPages           int64       `json:"saved_pages"`
+	Restarts             int64       `json:"restarts"`
+	VerifyMismatches     int64       `json:"verify_mismatches"`
+	Iterations           int64       `json:"iterations"`
+	TTFTMS               Percentiles `json:"ttft_ms"`
+	ITLMS                Percentiles `json:"itl_ms"`
+	WallSeconds          float64     `json:"wall_seconds"`
+	Pool                 pool.Stat   `json:"pool"`
+	PrefixHoles          stats.Holes `json:"prefix_holes"`
+	Load                 stats.Load  `json:"load"`
+	// FailedRequests describe the first MaxFailedReported failed requests.
+	FailedRequests []FailedRequest `json:"failed_requests,omitempty"`
+}
+
+// MaxFailedReported is how many failed requests a Report describes.
+const MaxFailedReported = 20
+
+// FailedRequest names a request that could not be served and why.
+type FailedRequest struct {
+	ID    string `json:"id"`
+	Error string `json:"error"`
+}
+
+// Percentiles of a latency distribution, in milliseconds.
+type Percentiles struct {
+	P50 float64 `json:"p50"`
+	P90 float64 `json:"p90"`
+	P99 float64 `json:"p99"`
+}
+
+// Progress is reported while a replay runs.
+type Progress struct {
+	Requests, Completed, Failed int64
+	Iterations                  int64
+	// VirtualMS is the virtual clock, in milliseconds.
+	VirtualMS float64
+	// HitRate is (local + pool hit tokens) / prompt tokens of the
+	// completed requests so far.
+	HitRate float64
+}
+
+// latencies are the samples behind the report's percentiles.
+type latencies struct {
+	ttft []float64
+	itl  []float32
+}
+
+func percentilesOf[T float32 | float64](xs []T) Percentiles {
+	if len(xs) == 0 {
+		return Percentiles{}
+	}
+	slices.Sort(xs)
+	at := func(q float64) float64 {
+		i := int(q * float64(len(xs)-1))
+		return float64(xs[i])
+	}
+	return Percentiles{P50: at(0.50), P90: at(0.90), P99: at(0.99)}
+}
+
+// hitRate is (local + pool) / prompt tokens, 0 with no prompt tokens.
+func hitRate(local, poolHits, prompt int64) float64 {
+	if prompt == 0 {
+		return 0
+	}
+	return float64(local+poolHits) / float64(prompt)
+}
+
+func (e *engine) progress() Progress {
+	c := e.counts
+	return Progress{Requests: c.requests, Completed: c.completed, Failed: c.failed, Iterations: c.iterations,
+		VirtualMS: e.clock.ElapsedMS(), HitRate: hitRate(c.localHitTokens, c.poolHitTokens, c.promptTokens)}
+}
+
+// report assembles the Report at the end of a replay.
+func (e *engine) report(ctx context.Context, wall time.Duration) Report {
+	c := e.counts
+	load, save := e.stats.Load.Total(), e.stats.Save.Total()
+	rep := Report{
+		Requests: c.requests, Completed: c.completed, Failed: c.failed,
+		PromptTokens: c.promptTokens, ComputedPromptTokens: c.computedPromptTokens,
+		LocalHitTokens: c.localHitTokens, PoolHitTokens: c.poolHitTokens,
+		HitRate:     hitRate(c.localHitTokens, c.poolHitTokens, c.promptTokens),
+		LoadedPages: load.Pages, SavedPages: save.Pages,
+		Restarts: c.restarts, VerifyMismatches: c.mismatches, Iterations: c.iterations,
+		TTFTMS: percentilesOf(e.lat.ttft), ITLMS: percentilesOf(e.lat.itl),
+		WallSeconds: wall.Seconds(), PrefixHoles: e.stats.Holes.Total(), Load: load,
+		FailedRequests: e.failed,
+	}
+	if st, err := e.cfg.Pool.Stat(context.WithoutCancel(ctx)); err == nil {
+		rep.Pool = st
+	}
+	return rep
+}

@@ -1,0 +1,177 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"time"
+
+	"github.com/kvctl/kvctl/workload"
+)
+
+// progressEvery is the least wall time between two progress calls.
+const progressEvery = 200 * time.Millisecond
+
+// Run replays the requests of src through the engine and the connector
+// against cfg.Pool and reports the outcome. Requests enter the waiting
+// queue when the virtual clock reaches their arrival time; the clock
+// advances by each iteration's modelled cost and jumps over idle gaps, so
+// the replay runs as fast as the CPU allows. Only requests that arrived
+// and are not finished are held in memory (src is read as the replay goes;
+// it must not reuse token buffers between requests). progress, when not
+// nil, is called about every 200 ms of wall time and once at the end.
+//
+// A request that can never fit in the KV cache, or has an empty prompt,
+// fails (Report.Failed, Report.FailedRequests) and the replay goes on. An
+// error is returned for what stops the replay: a bad Config, the source,
+// the pool, a broken invariant, or ctx (with the report so far).
+func Run(ctx context.Context, cfg Config, src workload.Source, progress func(Progress)) (Report, error) {
+	start := time.Now()
+	e, err := newEngine(cfg)
+	if err != nil {
+		return Report{}, err
+	}
+	in := newArrivals(src)
+	defer in.stop()
+	err = e.loop(ctx, in, progress)
+	if err == nil {
+		err = in.err()
+	}
+	rep := e.report(ctx, time.Since(start))
+	if progress != nil {
+		progress(e.progress())
+	}
+	return rep, err
+}
+
+// loop runs iterations until every request is done.
+func (e *engine) loop(ctx context.Context, in *arrivals, progress func(Progress)) error {
+	lastProgress := time.Now()
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := e.admitArrivals(in); err != nil {
+			return err
+		}
+		if len(e.running) == 0 && e.waiting.len() == 0 && len(e.finishing) == 0 {
+			next, ok := in.peek()
+			if !ok {
+				return nil
+			}
+			e.clock.AdvanceTo(float64(next.ArrivalMS))
+			continue
+		}
+		if err := e.iteration(ctx); err != nil {
+			return err
+		}
+		if err := e.failStuck(); err != nil {
+			return err
+		}
+		if progress != nil && e.counts.iterations%256 == 0 && time.Since(lastProgress) >= progressEvery {
+			lastProgress = time.Now()
+			progress(e.progress())
+		}
+	}
+}
+
+// admitArrivals moves the requests that have arrived by now into the
+// waiting queue.
+func (e *engine) admitArrivals(in *arrivals) error {
+	now := e.clock.ElapsedMS()
+	for {
+		next, ok := in.peek()
+		if !ok || float64(next.ArrivalMS) > now {
+			return nil
+		}
+		in.take()
+		if err := e.arrive(next); err != nil {
+			return err
+		}
+	}
+}
+
+// arrive registers a request; one that can never be served fails at once.
+func (e *engine) arrive(w workload.Request) error {
+	seq := int(e.counts.requests)
+	e.counts.requests++
+	e.counts.promptTokens += int64(len(w.Tokens))
+	need := ceilDiv(len(w.Tokens)+max(1, w.OutputLength), e.perBlock)
+	switch {
+	case len(w.Tokens) == 0:
+		e.fail(w.ID, errors.New("empty prompt"))
+		return nil
+	case need > e.pages.blocks:
+		e.fail(w.ID, fmt.Errorf("needs %d KV blocks for %d prompt and %d output tokens, more than the %d of the GPU (raise --gpu-blocks)",
+			need, len(w.Tokens), w.OutputLength, e.pages.blocks))
+		return nil
+	}
+	chain, err := e.newChain(w.Scope())
+	if err != nil {
+		e.fail(w.ID, err)
+		return nil
+	}
+	r := newRequest(seq, w.ID, w.Tokens, w.ArrivalMS, w.OutputLength, chain)
+	e.waiting.pushBack(r)
+	return nil
+}
+
+func (e *engine) fail(id string, err error) {
+	e.counts.failed++
+	if len(e.failed) < MaxFailedReported {
+		e.failed = append(e.failed, FailedRequest{ID: id, Error: err.Error()})
+	}
+}
+
+// failStuck catches a replay that cannot progress: nothing running or
+// finishing, yet the head of the queue was not admitted.
+func (e *engine) failStuck() error {
+	if len(e.batch) > 0 || len(e.running) > 0 || len(e.finishing) > 0 || e.waiting.len() == 0 {
+		return nil
+	}
+	r := e.waiting.peek()
+	return fmt.Errorf("engine: request %q cannot be admitted with every KV block free (%d blocks, %d in use by the cache)",
+		r.userID, e.pages.blocks, e.pages.blocks-len(e.kv.free))
+}
+
+// arrivals pulls requests from a workload source one at a time.
+type arrivals struct {
+	next    func() (workload.Request, bool)
+	stop    func()
+	srcErr  error
+	head    workload.Request
+	hasHead bool
+	done    bool
+}
+
+var errStopped = errors.New("replay stopped")
+
+func newArrivals(src workload.Source) *arrivals {
+	a := &arrivals{}
+	seq := func(yield func(workload.Request) bool) {
+		err := src.Each(func(r workload.Request) error {
+			if !yield(r) {
+				return errStopped
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, errStopped) {
+			a.srcErr = fmt.Errorf("reading requests from %s: %w", src.Name(), err)
+		}
+	}
+	a.next, a.stop = iter.Pull(iter.Seq[workload.Request](seq))
+	return a
+}
+
+func (a *arrivals) peek() (workload.Request, bool) {
+	if !a.hasHead && !a.done {
+		a.head, a.hasHead = a.next()
+		a.done = !a.hasHead
+	}
+	return a.head, a.hasHead
+}
+
+func (a *arrivals) take() { a.hasHead, a.head = false, workload.Request{} }
+
+func (a *arrivals) err() error { return a.srcErr }

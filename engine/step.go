@@ -1,0 +1,140 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kvctl/kvctl/connector"
+)
+
+// iteration runs one pass: confirm the last pass's saves, schedule, build
+// the connector metadata, load (restarting requests whose pages went
+// missing), compute, save, then charge the modelled time and emit tokens.
+func (e *engine) iteration(ctx context.Context) error {
+	e.counts.iterations++
+	e.sched.ConfirmSaves(e.worker.TakeSubmittedSaves())
+	e.releaseFinishing()
+	if err := e.schedule(ctx); err != nil {
+		return err
+	}
+	e.views = e.views[:0]
+	for _, r := range e.batch {
+		e.views = append(e.views, connector.Scheduled{Req: &r.conn, Computed: r.computed, NumScheduled: r.scheduled})
+	}
+	meta, err := e.sched.BuildMeta(e.views)
+	if err != nil {
+		return fmt.Errorf("engine: %w", err)
+	}
+	if err := e.worker.StartLoadKV(ctx, meta); err != nil {
+		return fmt.Errorf("engine: pass %d: %w", meta.Pass, err)
+	}
+	e.restartFailed(e.worker.TakeFailedLoadRequests())
+	e.land(meta)
+	prefill, decode := e.forward()
+	if err := e.worker.WaitForSave(ctx, meta); err != nil {
+		return fmt.Errorf("engine: pass %d: %w", meta.Pass, err)
+	}
+	moved := int64(len(meta.Loads)+len(meta.Saves)) * e.pages.bytesPerBlock()
+	e.clock.AdvanceTo(e.clock.ElapsedMS() + e.cost(prefill, decode, moved))
+	e.emit()
+	e.stats.Tick()
+	e.tickEviction()
+	return nil
+}
+
+// cost is the modelled time of a pass, in milliseconds.
+func (e *engine) cost(prefill, decode int, movedBytes int64) float64 {
+	c := e.cfg.Costs
+	return c.IterationMS + float64(prefill)*c.PrefillTokenMS + float64(decode)*c.DecodeTokenMS +
+		float64(movedBytes)/(c.TransferGBps*1e6)
+}
+
+// restartFailed restarts the requests whose loads failed: their
+// allocation is freed and rewound and they are readmitted; the connector
+// is asked afresh then.
+func (e *engine) restartFailed(ids []string) {
+	for _, id := range ids {
+		for _, r := range e.batch {
+			if r.conn.ID == id && r.phase == phaseRunning {
+				e.counts.restarts++
+				e.rewind(r)
+			}
+		}
+	}
+}
+
+// land settles the loads of requests still running: their pages now hold
+// the pool's copy of each block, which is checked against the model when
+// verification is on, and the blocks join the radix tree.
+func (e *engine) land(meta *connector.Meta) {
+	var r *request
+	for _, tr := range meta.Loads {
+		if r == nil || r.conn.ID != tr.ReqID {
+			r = e.batchRequest(tr.ReqID)
+		}
+		if r == nil || r.phase != phaseRunning {
+			continue
+		}
+		if e.cfg.Verify {
+			e.counts.mismatches += int64(e.pages.verify(e.model, tr.Page, tr.Hash))
+		}
+		e.pages.landed(tr.Page, tr.Hash)
+		e.kv.register(&r.alloc, tr.Block, tr.Hash)
+		r.written = max(r.written, tr.Block+1)
+	}
+	for _, r := range e.batch {
+		if r.phase == phaseRunning && r.loadTokens > 0 {
+			r.cover(r.computed, r.computed+r.loadTokens, &r.poolHit)
+			r.computed += r.loadTokens
+			r.loadTokens = 0
+		}
+	}
+}
+
+func (e *engine) batchRequest(id string) *request {
+	for _, r := range e.batch {
+		if r.conn.ID == id {
+			return r
+		}
+	}
+	return nil
+}
+
+// forward "computes" the scheduled tokens of every request still running:
+// the pages of each block the pass completes are written with the model's
+// KV. It returns the prefill tokens and decoding requests of the pass.
+func (e *engine) forward() (prefill, decode int) {
+	for _, r := range e.batch {
+		if r.phase != phaseRunning {
+			continue
+		}
+		n := r.scheduled
+		if n == 1 && r.generated > 0 && r.computed == len(r.tokens)-1 {
+			decode++
+		} else {
+			prefill += n
+		}
+		if p := min(r.computed+n, r.promptLen) - r.computed; p > 0 {
+			e.counts.computedPromptTokens += int64(p)
+		}
+		r.cover(r.computed, r.computed+n, &r.selfBuilt)
+		r.computed += n
+		e.writeBlocks(r)
+	}
+	e.counts.prefillTokens += int64(prefill)
+	e.counts.decodeTk += int64(decode)
+	return prefill, decode
+}
+
+// writeBlocks writes the pages of every block whose KV is computed and
+// whose hash is known (with a lookahead the hash waits for later tokens)
+// and caches it for reuse.
+func (e *engine) writeBlocks(r *request) {
+	limit := min(r.computed/e.perBlock, r.conn.Chain.NumBlocks(), len(r.alloc.blocks))
+	for b := r.written; b < limit; b++ {
+		h := r.conn.Chain.Hash(b)
+		e.pages.fill(e.model, r.alloc.blocks[b], h)
+		e.kv.register(&r.alloc, b, h)
+	}
+	r.written = max(r.written, limit)
+}

@@ -1,0 +1,152 @@
+package holes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/kvctl/kvctl/keys"
+	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/stats"
+	"github.com/kvctl/kvctl/workload"
+)
+
+// Probe names.
+const (
+	ProbeReadOnly = "read-only"
+	ProbeLeasing  = "leasing"
+)
+
+// DefaultChunkKeys is the most keys Probe asks the pool about in one call.
+const DefaultChunkKeys = 8192
+
+// Keying is what decides a request's page keys.
+type Keying struct {
+	Scheme    keys.Scheme
+	Lookahead int
+	Layout    keys.Layout
+	Namespace keys.Namespace
+}
+
+// ProbeOptions configure Probe.
+type ProbeOptions struct {
+	Keying
+	// Leasing probes as the connector's batch_is_exist does (Mooncake's
+	// BatchExistKey): every present page's lease is extended. The pool must
+	// implement pool.LeasingExister.
+	Leasing bool
+	// ChunkKeys is the most keys per exist call (default DefaultChunkKeys).
+	ChunkKeys int
+	// Progress, when set, is called after each request with the number done.
+	Progress func(done int)
+}
+
+// Report is the result of Probe: one entry per request and their summary.
+type Report struct {
+	Probe    string               `json:"probe"`
+	Pool     string               `json:"pool"`
+	Summary  stats.Holes          `json:"summary"`
+	Requests []stats.RequestHoles `json:"requests"`
+}
+
+// ErrNoLeasing is returned when a leasing probe is asked of a pool that
+// cannot grant leases.
+var ErrNoLeasing = errors.New("pool cannot probe with leases")
+
+// Probe looks up every request's blocks in st and maps its holes. poolName
+// is recorded in the report.
+func Probe(ctx context.Context, st pool.Store, poolName string, src workload.Source, opts ProbeOptions) (Report, error) {
+	rep := Report{Probe: ProbeReadOnly, Pool: poolName, Requests: []stats.RequestHoles{}}
+	exist := st.Exist
+	if opts.Leasing {
+		le, ok := st.(pool.LeasingExister)
+		if !ok {
+			return rep, fmt.Errorf("%w: %s", ErrNoLeasing, poolName)
+		}
+		exist, rep.Probe = le.ExistLeasing, ProbeLeasing
+	}
+	if opts.Namespace.ModelKey == "" {
+		return rep, errors.New("probing needs a model key: page keys contain it")
+	}
+	p := newProber(opts, exist)
+	err := src.Each(func(req workload.Request) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rh, err := p.request(ctx, req)
+		if err != nil {
+			return fmt.Errorf("request %q: %w", req.ID, err)
+		}
+		rep.Summary.Add(rh)
+		rep.Requests = append(rep.Requests, rh)
+		if opts.Progress != nil {
+			opts.Progress(len(rep.Requests))
+		}
+		return nil
+	})
+	return rep, err
+}
+
+type existFunc func(ctx context.Context, keys []string, status []int) error
+
+// prober holds the buffers reused from one request to the next.
+type prober struct {
+	opts   ProbeOptions
+	exist  existFunc
+	keys   []string
+	status []int
+}
+
+func newProber(opts ProbeOptions, exist existFunc) *prober {
+	if opts.ChunkKeys <= 0 {
+		opts.ChunkKeys = DefaultChunkKeys
+	}
+	return &prober{opts: opts, exist: exist}
+}
+
+// request probes one request's full blocks.
+func (p *prober) request(ctx context.Context, req workload.Request) (stats.RequestHoles, error) {
+	hashes, err := Chain(p.opts.Keying, req.Scope(), req.Tokens)
+	if err != nil {
+		return stats.RequestHoles{}, err
+	}
+	p.keys = p.keys[:0]
+	for _, h := range hashes {
+		p.keys = p.opts.Namespace.AppendBlockKeys(p.keys, p.opts.Layout, h)
+	}
+	p.status = grow(p.status, len(p.keys))
+	for lo := 0; lo < len(p.keys); lo += p.opts.ChunkKeys {
+		hi := min(lo+p.opts.ChunkKeys, len(p.keys))
+		if err := p.exist(ctx, p.keys[lo:hi], p.status[lo:hi]); err != nil {
+			return stats.RequestHoles{}, err
+		}
+	}
+	present, err := stats.BlockPresence(p.status, p.opts.Layout.PagesPerBlock())
+	if err != nil {
+		return stats.RequestHoles{}, err
+	}
+	rh := stats.Analyze(present, p.opts.Layout.TokensPerBlock)
+	rh.ID, rh.PromptTokens = req.ID, int64(len(req.Tokens))
+	return rh, nil
+}
+
+// Chain returns the block hashes of a prompt under k.
+func Chain(k Keying, scope keys.Scope, tokens []int64) ([]keys.Hash, error) {
+	seed, err := keys.Seed(k.Scheme, scope, k.Lookahead)
+	if err != nil {
+		return nil, err
+	}
+	c, err := keys.NewChain(seed, k.Layout.TokensPerBlock, k.Lookahead)
+	if err != nil {
+		return nil, err
+	}
+	c.Extend(tokens)
+	return c.Hashes(), nil
+}
+
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}

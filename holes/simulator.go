@@ -1,0 +1,100 @@
+package holes
+
+import (
+	"context"
+
+	"github.com/kvctl/kvctl/keys"
+	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/pool/mem"
+	"github.com/kvctl/kvctl/stats"
+)
+
+// simulator replays requests into one pool, reusing its buffers.
+type simulator struct {
+	opts       SimOptions
+	st         *mem.Store
+	summary    stats.Holes
+	failedPuts int64
+
+	keys    []string
+	status  []int
+	present []bool
+	items   []pool.PutItem
+	results []pool.Code
+}
+
+// request does what the connector does for one request: a leasing lookup
+// of the offerable blocks (a read-only look at the rest, for the hole map),
+// then saves of every full block it computed, put-if-absent.
+func (s *simulator) request(ctx context.Context, r Prepared) error {
+	l := s.opts.Layout
+	ppb := l.PagesPerBlock()
+	offer := keys.OfferableBlocks(r.PromptTokens, l.TokensPerBlock, len(r.Hashes))
+	s.keys = s.keys[:0]
+	for _, h := range r.Hashes {
+		s.keys = s.opts.Namespace.AppendBlockKeys(s.keys, l, h)
+	}
+	s.status = grow(s.status, len(s.keys))
+	cut := offer * ppb
+	if err := s.st.ExistLeasing(ctx, s.keys[:cut], s.status[:cut]); err != nil {
+		return err
+	}
+	if err := s.st.Exist(ctx, s.keys[cut:], s.status[cut:]); err != nil {
+		return err
+	}
+	present, err := stats.BlockPresence(s.status, ppb)
+	if err != nil {
+		return err
+	}
+	rh := stats.AnalyzeCounts(present, l.TokensPerBlock)
+	rh.PromptTokens = int64(r.PromptTokens)
+	s.summary.Add(rh)
+	hit := min(int(rh.HitBlocks), offer)
+	return s.save(ctx, r.Hashes, hit)
+}
+
+// save puts the pages of blocks [from, len(hashes)), which the request
+// computed; present pages are kept (put never overwrites).
+func (s *simulator) save(ctx context.Context, hashes []keys.Hash, from int) error {
+	l := s.opts.Layout
+	ppb := l.PagesPerBlock()
+	sizes := pageSizes(l)
+	s.items = s.items[:0]
+	for b := from; b < len(hashes); b++ {
+		opt := pool.PutOptions{}
+		if s.opts.SoftPinTTL > 0 {
+			opt.SoftPin, opt.SoftPinTTL = pool.SoftPinEnable, s.opts.SoftPinTTL
+		}
+		if s.opts.GroupBlocks {
+			opt.GroupID = s.opts.Namespace.GroupKey(l.World, hashes[b])
+		}
+		for p := 0; p < ppb; p++ {
+			s.items = append(s.items, pool.PutItem{Key: s.keys[b*ppb+p], Size: sizes[p], Options: opt})
+		}
+	}
+	s.results = grow(s.results, len(s.items))
+	if err := s.st.Put(ctx, s.items, s.results); err != nil {
+		return err
+	}
+	for _, c := range s.results {
+		if c != pool.OK && c != pool.ObjectAlreadyExists {
+			s.failedPuts++
+		}
+	}
+	return nil
+}
+
+// pageSizes lists the size of each page of a block, in AppendBlockKeys
+// order: every sharded layer group for every rank, then replicated groups.
+func pageSizes(l keys.Layout) []int64 {
+	var out []int64
+	for _, lg := range l.LayerGroups {
+		for range l.Ranks {
+			out = append(out, lg.BytesPerPage)
+		}
+	}
+	for _, lg := range l.Replicated {
+		out = append(out, lg.BytesPerPage)
+	}
+	return out
+}
