@@ -34,7 +34,7 @@ type WorkerOptions struct {
 	// Pages is the KV page memory.
 	Pages KVPages
 	// Mover moves the pages; nil means a direct HostMover with batches of
-	// DefaultBatch pages.
+	// DefaultTransferBatchSize pages.
 	Mover PageMover
 	// SoftPinTTL soft-pins every put for that long (soft_pin_ttl_ms); 0
 	// puts without a soft pin.
@@ -46,9 +46,6 @@ type WorkerOptions struct {
 	// records nothing.
 	LoadStats, SaveStats *stats.LoadRecorder
 }
-
-// DefaultBatch is transfer_batch_size's default: pages per store call.
-const DefaultBatch = 64
 
 // Worker is the connector's worker half on one rank: lookups
 // (count_prefix_hit), loads before the forward and saves after it. It is
@@ -86,7 +83,7 @@ func NewWorker(opts WorkerOptions) (*Worker, error) {
 	}
 	w := &Worker{opts: opts, slots: PageSlots(opts.Layout, opts.Rank), mover: opts.Mover, failedSet: map[string]bool{}}
 	if w.mover == nil {
-		w.mover = NewHostMover(opts.Store, DefaultBatch, false, 0, 0)
+		w.mover = NewHostMover(opts.Store, DefaultTransferBatchSize, false, 0, 0)
 	}
 	w.exists = opts.Store.Exist
 	if le, ok := opts.Store.(pool.LeasingExister); ok {

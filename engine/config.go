@@ -16,12 +16,15 @@ const (
 	DefaultTokensPerBlock = 32
 	// DefaultPageBytes is the page size of the default layout's single
 	// layer group. Real pages are tens of KiB to MiB; serve keeps them
-	// small on purpose: what is checked is that every byte of every page
-	// makes the round trip, and at 256 bytes a replay of a 145M-token trace
-	// stores its ~3M pages in well under 1 GiB while each page still has
-	// two regions of 16 eight-byte words, and key strings, not page bytes,
-	// remain the bigger share of the pool's memory.
-	DefaultPageBytes = 256
+	// small on purpose. What is checked is that every byte of every page
+	// makes the round trip, which a small page shows as well as a large
+	// one, while the pool's memory is what bounds a replay: each stored
+	// page also costs about 250 bytes of key and index in the embedded
+	// pool. At 128 bytes (two regions of eight 8-byte words) the ~3M pages
+	// of the 145M-token Mooncake conversation trace at T=32 hold about
+	// 1.1 GB live, which runs in under 2 GiB with a Go memory limit of
+	// 1.7 GiB (Config.MemoryLimit); 256-byte pages need 1.5 GB.
+	DefaultPageBytes = 128
 	// DefaultGPUBlocks is the number of KV blocks (pages per layer group)
 	// when neither GPUBlocks nor GPUBytes is set: 1M tokens at T=32.
 	DefaultGPUBlocks = 32768
@@ -29,8 +32,6 @@ const (
 	// defaults of max_batch_size and max_num_tokens.
 	DefaultMaxBatchSize = 2048
 	DefaultMaxNumTokens = 8192
-	// DefaultStagingBufferBytes is staging_buffer_bytes' default (1 GiB).
-	DefaultStagingBufferBytes = 1 << 30
 	// DefaultModelKey is the model key of the default namespace.
 	DefaultModelKey = "kvctl-serve"
 )
@@ -80,10 +81,12 @@ type Config struct {
 	// Role is RoleBoth (default), RoleProducer, RoleConsumer or
 	// RoleCapacity.
 	Role string
-	// TransferBatchSize is pages per store call (default 64).
+	// TransferBatchSize is pages per store call (default
+	// connector.DefaultTransferBatchSize, 64).
 	TransferBatchSize int
 	// StageThroughHost moves pages through staging buffers of
-	// StagingBufferBytes per direction (default 1 GiB).
+	// StagingBufferBytes per direction (default
+	// connector.DefaultStagingBufferBytes, 1 GiB).
 	StageThroughHost   bool
 	StagingBufferBytes int64
 	// SoftPinTTL soft-pins every put; GroupBlocks groups a block's pages.
@@ -108,6 +111,11 @@ type Config struct {
 	EvictEvery time.Duration
 	// Regions splits synthetic pages (default DefaultRegions).
 	Regions int
+	// MemoryLimit, when positive, is the Go runtime's soft memory limit
+	// during the run (runtime/debug.SetMemoryLimit), restored afterwards:
+	// the pool's pages are long-lived, and without a limit the garbage
+	// collector lets the heap grow to twice them.
+	MemoryLimit int64
 }
 
 // Costs are the modelled time of an iteration, in milliseconds:
@@ -160,8 +168,8 @@ func (c Config) withDefaults() (Config, error) {
 	setDefault(&c.MaxBatchSize, DefaultMaxBatchSize)
 	setDefault(&c.MaxNumTokens, DefaultMaxNumTokens)
 	setDefault(&c.Role, RoleBoth)
-	setDefault(&c.TransferBatchSize, connector.DefaultBatch)
-	setDefault(&c.StagingBufferBytes, DefaultStagingBufferBytes)
+	setDefault(&c.TransferBatchSize, connector.DefaultTransferBatchSize)
+	setDefault(&c.StagingBufferBytes, connector.DefaultStagingBufferBytes)
 	setDefault(&c.EvictEvery, 10*time.Millisecond)
 	setDefault(&c.Regions, DefaultRegions)
 	if c.Costs == (Costs{}) {

@@ -34,6 +34,7 @@ func (e *engine) emit() {
 func (e *engine) finish(r *request) {
 	e.removeRunning(r)
 	e.counts.completed++
+	e.counts.completedPromptTokens += int64(r.promptLen)
 	e.counts.localHitTokens += int64(r.localHit)
 	e.counts.poolHitTokens += int64(r.poolHit)
 	if e.sched.RequestFinished(r.conn.ID) {

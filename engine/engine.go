@@ -44,6 +44,7 @@ type counters struct {
 	localHitTokens, poolHitTokens       int64
 	restarts, preemptions, mismatches   int64
 	iterations, prefillTokens, decodeTk int64
+	completedPromptTokens               int64
 }
 
 func newEngine(cfg Config) (*engine, error) {

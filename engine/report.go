@@ -63,7 +63,7 @@ type Progress struct {
 	// VirtualMS is the virtual clock, in milliseconds.
 	VirtualMS float64
 	// HitRate is (local + pool hit tokens) / prompt tokens of the
-	// completed requests so far.
+	// requests completed so far.
 	HitRate float64
 }
 
@@ -96,7 +96,7 @@ func hitRate(local, poolHits, prompt int64) float64 {
 func (e *engine) progress() Progress {
 	c := e.counts
 	return Progress{Requests: c.requests, Completed: c.completed, Failed: c.failed, Iterations: c.iterations,
-		VirtualMS: e.clock.ElapsedMS(), HitRate: hitRate(c.localHitTokens, c.poolHitTokens, c.promptTokens)}
+		VirtualMS: e.clock.ElapsedMS(), HitRate: hitRate(c.localHitTokens, c.poolHitTokens, c.completedPromptTokens)}
 }
 
 // report assembles the Report at the end of a replay.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"runtime/debug"
 	"time"
 
 	"github.com/kvctl/kvctl/workload"
@@ -31,6 +32,9 @@ func Run(ctx context.Context, cfg Config, src workload.Source, progress func(Pro
 	e, err := newEngine(cfg)
 	if err != nil {
 		return Report{}, err
+	}
+	if cfg.MemoryLimit > 0 {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(cfg.MemoryLimit))
 	}
 	in := newArrivals(src)
 	defer in.stop()

@@ -28,12 +28,19 @@ type SimOptions struct {
 	Watermark     float64
 	// LeaseTTL is default_kv_lease_ttl (default 10 s).
 	LeaseTTL time.Duration
-	// Segments is the number of pool segments (default 1).
+	// Segments is the number of pool segments (default 4, as mem).
 	Segments int
+	// PutBatch is the pages per put call, the connector's
+	// transfer_batch_size (default DefaultPutBatch); the master's eviction
+	// loop runs between calls.
+	PutBatch int
 	// Progress, when set, is called as requests are replayed with the
 	// capacity of the run and the number of requests done in it.
 	Progress func(capacity int64, done int)
 }
+
+// DefaultPutBatch is the connector's default transfer_batch_size.
+const DefaultPutBatch = 64
 
 // Prepared is a request reduced to what the simulation needs: its arrival
 // time, prompt length and block hashes.
@@ -117,7 +124,6 @@ func Simulate(ctx context.Context, reqs []Prepared, opts SimOptions, capacity in
 		if err := sim.request(ctx, r); err != nil {
 			return Run{}, fmt.Errorf("request %q: %w", r.ID, err)
 		}
-		st.EvictNow()
 		if opts.Progress != nil && (i+1)%256 == 0 {
 			opts.Progress(capacity, i+1)
 		}

@@ -24,8 +24,9 @@ type simulator struct {
 }
 
 // request does what the connector does for one request: a leasing lookup
-// of the offerable blocks (a read-only look at the rest, for the hole map),
-// then saves of every full block it computed, put-if-absent.
+// of the offerable blocks (never the block holding the last prompt token),
+// then saves of every full block it computed, put-if-absent. The holes are
+// those of the looked-up blocks.
 func (s *simulator) request(ctx context.Context, r Prepared) error {
 	l := s.opts.Layout
 	ppb := l.PagesPerBlock()
@@ -34,12 +35,9 @@ func (s *simulator) request(ctx context.Context, r Prepared) error {
 	for _, h := range r.Hashes {
 		s.keys = s.opts.Namespace.AppendBlockKeys(s.keys, l, h)
 	}
-	s.status = grow(s.status, len(s.keys))
 	cut := offer * ppb
-	if err := s.st.ExistLeasing(ctx, s.keys[:cut], s.status[:cut]); err != nil {
-		return err
-	}
-	if err := s.st.Exist(ctx, s.keys[cut:], s.status[cut:]); err != nil {
+	s.status = grow(s.status, cut)
+	if err := s.st.ExistLeasing(ctx, s.keys[:cut], s.status); err != nil {
 		return err
 	}
 	present, err := stats.BlockPresence(s.status, ppb)
@@ -49,8 +47,7 @@ func (s *simulator) request(ctx context.Context, r Prepared) error {
 	rh := stats.AnalyzeCounts(present, l.TokensPerBlock)
 	rh.PromptTokens = int64(r.PromptTokens)
 	s.summary.Add(rh)
-	hit := min(int(rh.HitBlocks), offer)
-	return s.save(ctx, r.Hashes, hit)
+	return s.save(ctx, r.Hashes, int(rh.HitBlocks))
 }
 
 // save puts the pages of blocks [from, len(hashes)), which the request
@@ -73,8 +70,17 @@ func (s *simulator) save(ctx context.Context, hashes []keys.Hash, from int) erro
 		}
 	}
 	s.results = grow(s.results, len(s.items))
-	if err := s.st.Put(ctx, s.items, s.results); err != nil {
-		return err
+	batch := s.opts.PutBatch
+	if batch <= 0 {
+		batch = DefaultPutBatch
+	}
+	for lo := 0; lo < len(s.items); lo += batch {
+		hi := min(lo+batch, len(s.items))
+		if err := s.st.Put(ctx, s.items[lo:hi], s.results[lo:hi]); err != nil {
+			return err
+		}
+		// The master's eviction loop runs between store calls.
+		s.st.EvictNow()
 	}
 	for _, c := range s.results {
 		if c != pool.OK && c != pool.ObjectAlreadyExists {

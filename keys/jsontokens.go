@@ -58,9 +58,17 @@ func AppendJSONTokens(dst []int64, data []byte) ([]int64, int, error) {
 		if i+8 <= len(data) {
 			x := binary.LittleEndian.Uint64(data[i:])
 			if n := leadingDigits(x); n > 0 && n < 8 && (n == 1 || byte(x) != '0') {
-				if c := byte(x >> (8 * n)); c == ',' {
+				sep := x >> (8 * uint(n) & 63)
+				if byte(sep) == ',' {
 					dst = append(dst, int64(digitsValue(x, n)))
-					i += n + 1
+					if n < 7 && byte(sep>>8) == ' ' { // ", " as json.dumps writes it
+						i += n + 2
+						if i < len(data) && !isSpace[data[i]] {
+							continue
+						}
+					} else {
+						i += n + 1
+					}
 					for i < len(data) && isSpace[data[i]] {
 						i++
 					}
@@ -109,7 +117,7 @@ func leadingDigits(x uint64) int {
 // ASCII digits: they are moved to the top, under zero digits, and summed
 // pairwise, then by fours (8-digit SWAR conversion).
 func digitsValue(x uint64, n int) uint64 {
-	v := (x - asciiZero) << (8 * (8 - n))
+	v := (x - asciiZero) << (8 * uint(8-n) & 63)
 	v = v*10 + v>>8
 	const mul100 = 100 + 1000000<<32
 	const mul1 = 1 + 10000<<32

@@ -74,9 +74,15 @@ type BenchResult struct {
 	BaselineGBps    float64 `json:"baseline_gbps"`
 	// Ratio is GBps / BaselineGBps.
 	Ratio float64 `json:"ratio"`
-	// PhaseMS is the wall time per phase, summed over workers.
+	// PhaseMS is the wall time per phase, summed over workers; PhaseCPUMS
+	// the CPU time of the threads that ran them.
 	PhaseMS    map[string]float64 `json:"phase_ms"`
-	StoreCalls int64              `json:"store_calls"`
+	PhaseCPUMS map[string]float64 `json:"phase_cpu_ms"`
+	// CopyGBps is the rate of the device-side phases alone (unstage or
+	// stage, plus sync), summed over workers: how fast the copy mode moves
+	// bytes once they are staged.
+	CopyGBps   float64 `json:"copy_gbps"`
+	StoreCalls int64   `json:"store_calls"`
 	// Missing (loads) and Failed (saves) count pages that did not move.
 	Missing int `json:"missing"`
 	Failed  int `json:"failed"`
@@ -187,7 +193,9 @@ func (b *benchRun) run(ctx context.Context) error {
 		return err
 	}
 	t := b.stats.Totals()
-	b.res.PhaseMS = t.Phases.Milliseconds()
+	b.res.PhaseMS, b.res.PhaseCPUMS = t.Phases.Milliseconds(), t.CPU.Milliseconds()
+	copyTime := t.Phases[PhaseUnstage] + t.Phases[PhaseStage] + t.Phases[PhaseSync]
+	b.res.CopyGBps = gbps(b.res.Bytes, copyTime.Seconds())
 	b.res.StoreCalls = t.StoreCalls
 	b.res.GBps = gbps(b.res.Bytes, b.res.Seconds)
 	if err := b.baseline(); err != nil {

@@ -132,8 +132,8 @@ func TestGPUSweep(t *testing.T) {
 			t.Errorf("Bench(%+v) error = %v", c, err)
 			continue
 		}
-		t.Logf("%-4s %-6s direct=%-5v async=%-5v page=%6d regions=%2d region=%6d pages=%5d: %6.2f GB/s, baseline %6.2f GB/s, ratio %.2f, verify %s, phases %v",
-			r.Direction, r.Mode, r.Direct, r.Async, r.PageBytes, r.RegionsPerPage, r.RegionBytes, r.Pages, r.GBps, r.BaselineGBps, r.Ratio, r.Verify, roundMS(r.PhaseMS))
+		t.Logf("%-4s %-6s direct=%-5v workers=%2d batch=%4d page=%6d region=%6d pages=%5d: %6.2f GB/s (copy %6.2f), baseline %6.2f, ratio %.2f, verify %s, ms %v",
+			r.Direction, r.Mode, r.Direct, r.Workers, r.Geometry.Batch, r.PageBytes, r.RegionBytes, r.Pages, r.GBps, r.CopyGBps, r.BaselineGBps, r.Ratio, r.Verify, roundMS(r.PhaseMS))
 		lines = append(lines, r)
 	}
 	if out := os.Getenv("KVCTL_GPU_SWEEP_OUT"); out != "" {
@@ -159,11 +159,20 @@ func gpuSweepCases() []BenchOptions {
 			}
 		}
 	}
-	for _, mode := range []cuda.CopyMode{cuda.ModeMemcpy, cuda.ModeKernel} {
-		cases = append(cases,
-			BenchOptions{Direction: DirectionLoad, Mode: mode, Direct: true, PageBytes: 128 << 10, RegionsPerPage: 2, Pages: 2048, RequestPages: 64, Batch: 256},
-			BenchOptions{Direction: DirectionLoad, Mode: mode, Async: true, Workers: 4, PageBytes: 128 << 10, RegionsPerPage: 2, Pages: 2048, RequestPages: 64, Batch: 256},
-		)
+	big := BenchOptions{Direction: DirectionLoad, PageBytes: 128 << 10, RegionsPerPage: 2, Pages: 2048, RequestPages: 64, Batch: 256}
+	for _, mode := range cuda.CopyModes {
+		c := big
+		c.Mode, c.Direct = mode, true
+		cases = append(cases, c)
+		for _, workers := range []int{4, 8, 16} {
+			c := big
+			c.Mode, c.Async, c.Workers = mode, true, workers
+			cases = append(cases, c)
+		}
+	}
+	// Larger batches at 4 KiB pages: fewer launches and syncs.
+	for _, mode := range cuda.CopyModes {
+		cases = append(cases, BenchOptions{Direction: DirectionLoad, Mode: mode, PageBytes: 4 << 10, RegionsPerPage: 1, Pages: 16384, RequestPages: 1024, Batch: 2048})
 	}
 	return cases
 }

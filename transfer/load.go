@@ -50,6 +50,7 @@ func (r LoadResult) OK() bool { return r.Err == nil && len(r.Missing) == 0 && r.
 func (l *lane) load(ctx context.Context, jobs []LoadJob) ([]LoadResult, error) {
 	results := make([]LoadResult, len(jobs))
 	clk := newPhaseClock(l.o.Stats != nil)
+	defer clk.stop()
 	var items []pageItem
 	var err error
 	for j, job := range jobs {
@@ -82,7 +83,7 @@ func (l *lane) load(ctx context.Context, jobs []LoadJob) ([]LoadResult, error) {
 			break
 		}
 	}
-	l.record(results, len(items), calls, clk.times)
+	l.record(results, len(items), calls, &clk)
 	return results, err
 }
 
@@ -159,9 +160,10 @@ func markMissing(results []LoadResult, failed []bool, it pageItem) {
 }
 
 // record adds a load call's counters to the stats sink.
-func (l *lane) record(results []LoadResult, pages int, calls int64, times PhaseTimes) {
+func (l *lane) record(results []LoadResult, pages int, calls int64, clk *phaseClock) {
 	l.o.Stats.add(func(t *Totals) {
-		t.Phases.Add(times)
+		t.Phases.Add(clk.times)
+		t.CPU.Add(clk.cpu)
 		t.Pages += int64(pages)
 		t.StoreCalls += calls
 		for _, r := range results {

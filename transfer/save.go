@@ -74,6 +74,7 @@ func (s *Saver) Save(ctx context.Context, job SaveJob, after cuda.Event) (SaveRe
 	l := s.lane
 	res := SaveResult{RequestID: job.RequestID, Pages: len(job.Pages)}
 	clk := newPhaseClock(l.o.Stats != nil)
+	defer clk.stop()
 	items, err := resolvePages(nil, l.o.Pools, 0, job.Pages)
 	if err != nil {
 		return res, fmt.Errorf("save request %q: %w", job.RequestID, err)
@@ -101,7 +102,7 @@ func (s *Saver) Save(ctx context.Context, job SaveJob, after cuda.Event) (SaveRe
 			break
 		}
 	}
-	s.record(res, calls, clk.times)
+	s.record(res, calls, &clk)
 	return res, err
 }
 
@@ -171,9 +172,10 @@ func (s *Saver) dropExisting(ctx context.Context, batch []pageItem, res *SaveRes
 	return out, nil
 }
 
-func (s *Saver) record(r SaveResult, calls int64, times PhaseTimes) {
+func (s *Saver) record(r SaveResult, calls int64, clk *phaseClock) {
 	s.lane.o.Stats.add(func(t *Totals) {
-		t.Phases.Add(times)
+		t.Phases.Add(clk.times)
+		t.CPU.Add(clk.cpu)
 		t.Pages += int64(r.Pages)
 		t.Landed += int64(r.Stored)
 		t.Bytes += r.Bytes

@@ -1,6 +1,7 @@
 package transfer
 
 import (
+	"runtime"
 	"sync"
 	"time"
 )
@@ -68,6 +69,9 @@ type Totals struct {
 	// Phases is the wall time per phase, summed over calls (and over
 	// workers, for an AsyncLoader).
 	Phases PhaseTimes
+	// CPU is the CPU time per phase of the thread running the load or save
+	// (Linux only; work a pool does on other threads is not in it).
+	CPU PhaseTimes
 	// Pages is the number of pages asked for.
 	Pages int64
 	// Landed is the number of pages copied to the GPU (loads) or stored
@@ -125,18 +129,22 @@ func (s *Stats) add(fn func(t *Totals)) {
 	fn(&s.t)
 }
 
-// phaseClock accumulates phase times between laps; when off it reads no
-// clock.
+// phaseClock accumulates wall and thread CPU time per phase between laps;
+// when off it reads no clock. While on it keeps the goroutine on its OS
+// thread, so that the thread's CPU time is the work's: call stop when done.
 type phaseClock struct {
-	on    bool
-	last  time.Time
-	times PhaseTimes
+	on      bool
+	last    time.Time
+	lastCPU time.Duration
+	times   PhaseTimes
+	cpu     PhaseTimes
 }
 
 func newPhaseClock(on bool) phaseClock {
 	c := phaseClock{on: on}
 	if on {
-		c.last = time.Now()
+		runtime.LockOSThread()
+		c.last, c.lastCPU = time.Now(), threadCPU()
 	}
 	return c
 }
@@ -146,7 +154,16 @@ func (c *phaseClock) lap(p Phase) {
 	if !c.on {
 		return
 	}
-	now := time.Now()
+	now, cpu := time.Now(), threadCPU()
 	c.times[p] += now.Sub(c.last)
-	c.last = now
+	c.cpu[p] += cpu - c.lastCPU
+	c.last, c.lastCPU = now, cpu
+}
+
+// stop releases the OS thread.
+func (c *phaseClock) stop() {
+	if c.on {
+		c.on = false
+		runtime.UnlockOSThread()
+	}
 }

@@ -12,9 +12,16 @@
 // Build the committed PTX (embedded by cuda/kernels.go) with:
 //
 //   nvcc -ptx -arch=compute_75 -o cuda/kernels/transfer.ptx cuda/kernels/transfer.cu
+//   sed -E -i 's/^\.version [0-9.]+/.version 7.0/' cuda/kernels/transfer.ptx
+//   ptxas -arch=sm_75 cuda/kernels/transfer.ptx -o /dev/null
 //
 // compute_75 is the oldest virtual architecture CUDA 13's nvcc targets; the
-// driver JIT-compiles the PTX for the GPU at hand (Turing and newer).
+// driver JIT-compiles the PTX for the GPU at hand (Turing and newer). nvcc
+// 13 stamps the PTX with ISA version 9.0, which only drivers of CUDA 13
+// accept; the kernels use nothing newer than ISA 7.0, so the stamp is
+// lowered to 7.0 (CUDA 11.0 drivers and later JIT it) and ptxas checks the
+// result still assembles. Both the lowered and the original PTX were run on
+// an H200 (driver 580, CUDA 13.0).
 
 struct kvctl_copy {
     unsigned long long src;

@@ -1,0 +1,128 @@
+package holes
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/kvctl/kvctl/keys"
+	"github.com/kvctl/kvctl/workload"
+)
+
+const traceHead = "../workload/testdata/trace-conversation-head.jsonl"
+
+func traceKeying() Keying {
+	return Keying{
+		Scheme: keys.SchemeTRTLLM,
+		Layout: keys.Layout{TokensPerBlock: 32, World: 1, Ranks: []int{0},
+			LayerGroups: []keys.LayerGroup{{ID: 0, BytesPerPage: 64 << 10}}},
+		Namespace: keys.Namespace{Name: "trtllm", ModelKey: "m"},
+	}
+}
+
+func prepareHead(t *testing.T) ([]Prepared, workload.Source) {
+	t.Helper()
+	src, err := workload.Open(traceHead, workload.FormatAuto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs, err := Prepare(context.Background(), src, traceKeying())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reqs, src
+}
+
+// An unbounded pool reuses exactly the trace's ideal prefix reuse.
+func TestSimulateUnboundedMatchesIdeal(t *testing.T) {
+	reqs, src := prepareHead(t)
+	ideal, err := workload.IdealPrefixReuse(src, 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := Simulate(context.Background(), reqs, SimOptions{Keying: traceKeying()}, 1<<40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := run.Summary.HitBlocks * 32; got != ideal.ReusableTokens {
+		t.Errorf("hit tokens with an unbounded pool = %d, want the ideal %d", got, ideal.ReusableTokens)
+	}
+	if run.Summary.Holes != 0 || run.Pool.EvictedKeys != 0 {
+		t.Errorf("unbounded pool: %d holes, %d evicted; want none", run.Summary.Holes, run.Pool.EvictedKeys)
+	}
+	if run.Summary.Requests != int64(len(reqs)) {
+		t.Errorf("requests = %d, want %d", run.Summary.Requests, len(reqs))
+	}
+}
+
+// Shrinking the pool evicts, lowers the hit rate and tears holes.
+func TestSweepShrinkingCapacity(t *testing.T) {
+	reqs, _ := prepareHead(t)
+	opts := SimOptions{Keying: traceKeying(), SoftPinTTL: 0}
+	caps := []int64{1 << 40, 4 << 30, 1 << 30}
+	runs, err := Sweep(context.Background(), reqs, opts, caps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range runs {
+		if r.CapacityBytes != caps[i] {
+			t.Fatalf("runs[%d].CapacityBytes = %d, want %d (order kept)", i, r.CapacityBytes, caps[i])
+		}
+		if r.Pool.UsedBytes > r.CapacityBytes {
+			t.Errorf("capacity %d: used %d bytes, more than the capacity", caps[i], r.Pool.UsedBytes)
+		}
+	}
+	for i := 1; i < len(runs); i++ {
+		if runs[i].Summary.HitBlocks >= runs[i-1].Summary.HitBlocks {
+			t.Errorf("hit blocks at %d = %d, want fewer than %d at %d", caps[i], runs[i].Summary.HitBlocks, runs[i-1].Summary.HitBlocks, caps[i-1])
+		}
+	}
+	if runs[2].Pool.EvictedKeys == 0 {
+		t.Error("a 256 MiB pool evicted nothing")
+	}
+}
+
+// Eviction picks by age, not by position in a chain: when a later request
+// refreshes only the first blocks of a stored prefix, the oldest of the rest
+// go first and tear a hole into the prefix.
+func TestSimulateEvictionTearsHole(t *testing.T) {
+	k := Keying{
+		Scheme: keys.SchemeTRTLLM,
+		Layout: keys.Layout{TokensPerBlock: 4, World: 1, Ranks: []int{0},
+			LayerGroups: []keys.LayerGroup{{ID: 0, BytesPerPage: 1024}}},
+		Namespace: keys.Namespace{Name: "trtllm", ModelKey: "m"},
+	}
+	a := seq(25, 0)
+	b := append(seq(8, 0), seq(17, 100)...)
+	reqs, err := Prepare(context.Background(), sliceSource{
+		{ID: "A", Tokens: a, ArrivalMS: 0},
+		{ID: "B", Tokens: b, ArrivalMS: 20_000},
+		{ID: "A-again", Tokens: a, ArrivalMS: 40_000},
+	}, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := Simulate(context.Background(), reqs, SimOptions{Keying: k, Segments: 1, PutBatch: 1}, 10*1024)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := run.Summary
+	if h.Holes < 1 || h.BehindHoleBlocks < 1 || h.HitBlocks < 4 {
+		t.Errorf("summary = %+v; want the third request to find its first 2 blocks, a hole, then stored blocks behind it", h)
+	}
+	if run.Pool.EvictedKeys == 0 {
+		t.Error("nothing was evicted")
+	}
+}
+
+// Soft pins are put as asked.
+func TestSimulateSoftPin(t *testing.T) {
+	reqs, _ := prepareHead(t)
+	run, err := Simulate(context.Background(), reqs[:20], SimOptions{Keying: traceKeying(), SoftPinTTL: time.Hour}, 1<<40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Pool.SoftPinnedKeys != run.Pool.Keys || run.Pool.Keys == 0 {
+		t.Errorf("soft-pinned keys = %d of %d, want all", run.Pool.SoftPinnedKeys, run.Pool.Keys)
+	}
+}
