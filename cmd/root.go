@@ -93,6 +93,7 @@ func subcommands(ios *IOStreams, g *globalOptions) []*cobra.Command {
 		newKeysCmd(ios, g),
 		newPoolCmd(ios, g),
 		newHolesCmd(ios, g),
+		newStatsCmd(ios, g),
 	}
 }
 

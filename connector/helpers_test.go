@@ -124,8 +124,9 @@ func putBlocks(t *testing.T, store pool.Store, c *keys.Chain, from, to int) {
 	t.Helper()
 	var items []pool.PutItem
 	for b := from; b < to; b++ {
-		for _, k := range testNS.AppendBlockKeys(nil, testLayout, c.Hash(b)) {
-			items = append(items, pool.PutItem{Key: k, Value: []byte{1}})
+		for _, s := range PageSlots(testLayout, 0) {
+			k := testNS.PageKey(s.Shard, s.LayerGroup, testT, c.Hash(b))
+			items = append(items, pool.PutItem{Key: k, Value: make([]byte, s.Bytes)})
 		}
 	}
 	codes := make([]pool.Code, len(items))

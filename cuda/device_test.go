@@ -407,3 +407,35 @@ func TestParseCopyMode(t *testing.T) {
 		t.Errorf("ParseCopyMode(dma) succeeded, want an error")
 	}
 }
+
+func TestEmbeddedPTX(t *testing.T) {
+	t.Setenv(PTXEnv, "")
+	ptx, err := ModulePTX()
+	if err != nil {
+		t.Fatalf("ModulePTX() error = %v", err)
+	}
+	for _, want := range []string{".version 7.0", ".target sm_75", ".entry " + KernelScatter, ".entry " + KernelGather} {
+		if !bytes.Contains(ptx, []byte(want)) {
+			t.Errorf("embedded PTX lacks %q", want)
+		}
+	}
+	t.Setenv(PTXEnv, "/no/such/file.ptx")
+	if _, err := ModulePTX(); err == nil {
+		t.Errorf("ModulePTX() with %s naming a missing file succeeded, want an error", PTXEnv)
+	}
+}
+
+func FuzzParseCopyMode(f *testing.F) {
+	for _, s := range []string{"memcpy", "kernel", "batch", "Batch ", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		m, err := ParseCopyMode(s)
+		if err != nil {
+			return
+		}
+		if again, err := ParseCopyMode(string(m)); err != nil || again != m {
+			t.Fatalf("ParseCopyMode(%q) = %q, which does not parse back: %q, %v", s, m, again, err)
+		}
+	})
+}

@@ -141,5 +141,5 @@ type virtualClock struct{ ms int64 }
 
 var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-func (c *virtualClock) set(ms int64)    { c.ms = ms }
+func (c *virtualClock) set(ms int64)   { c.ms = ms }
 func (c *virtualClock) now() time.Time { return epoch.Add(time.Duration(c.ms) * time.Millisecond) }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"math/bits"
+	"slices"
 	"strconv"
 )
 
@@ -42,7 +43,8 @@ func skipSpace(data []byte, i int) int {
 
 // AppendJSONTokens parses the JSON array of integer token ids at the start
 // of data (data[0] must be '['), appends the tokens to dst and returns how
-// many bytes the array took. Every element must be a JSON integer within
+// many bytes the array took. dst grows only once it is full, so a caller
+// that knows about how many tokens come can size it. Every element must be a JSON integer within
 // int64: fractions, exponents, numbers outside int64 and other values are
 // errors (*TokenError, offsets relative to data), never rounded or wrapped.
 func AppendJSONTokens(dst []int64, data []byte) ([]int64, int, error) {
@@ -53,30 +55,16 @@ func AppendJSONTokens(dst []int64, data []byte) ([]int64, int, error) {
 	if i < len(data) && data[i] == ']' {
 		return dst, i + 1, nil
 	}
-	for idx := 0; ; idx++ {
-		// Fast path: a short non-negative integer and ", " or ",".
-		if i+8 <= len(data) {
-			x := binary.LittleEndian.Uint64(data[i:])
-			if n := leadingDigits(x); n > 0 && n < 8 && (n == 1 || byte(x) != '0') {
-				sep := x >> (8 * uint(n) & 63)
-				if byte(sep) == ',' {
-					dst = append(dst, int64(digitsValue(x, n)))
-					if n < 7 && byte(sep>>8) == ' ' { // ", " as json.dumps writes it
-						i += n + 2
-						if i < len(data) && !isSpace[data[i]] {
-							continue
-						}
-					} else {
-						i += n + 1
-					}
-					for i < len(data) && isSpace[data[i]] {
-						i++
-					}
-					continue
-				}
-			}
+	for {
+		if len(dst) == cap(dst) {
+			dst = slices.Grow(dst, 64+(len(data)-i)/8)
 		}
-		v, j, err := scanJSONInt(data, i, idx)
+		dst, i = fastTokens(dst, data, i)
+		if i+8 <= len(data) && cap(dst) == len(dst) {
+			continue // out of room, not out of easy tokens
+		}
+		i = skipSpace(data, i)
+		v, j, err := scanJSONInt(data, i, len(dst))
 		if err != nil {
 			return dst, i, err
 		}
@@ -94,6 +82,33 @@ func AppendJSONTokens(dst []int64, data []byte) ([]int64, int, error) {
 			return dst, i, &TokenError{Offset: i, Index: -1, Problem: "want ',' or ']' after a token, got " + quoteByte(data[i])}
 		}
 	}
+}
+
+// fastTokens appends the tokens at data[i:] that are short non-negative
+// integers followed by "," or ", " (nearly all of them) while dst has
+// room, and returns where it stopped: at anything else, for the careful
+// path to take.
+func fastTokens(dst []int64, data []byte, i int) ([]int64, int) {
+	out := dst[:cap(dst)]
+	k := len(dst)
+	for k < len(out) && i+8 <= len(data) {
+		x := binary.LittleEndian.Uint64(data[i:])
+		n := leadingDigits(x)
+		if n == 0 || n == 8 || (n > 1 && byte(x) == '0') {
+			break
+		}
+		sep := x >> (8 * uint(n) & 63)
+		if byte(sep) != ',' {
+			break
+		}
+		out[k] = int64(digitsValue(x, n))
+		k++
+		i += n + 1
+		if byte(sep>>8) == ' ' { // ", " as json.dumps writes it
+			i++
+		}
+	}
+	return out[:k], i
 }
 
 // SWAR helpers: x holds 8 input bytes, the first in its lowest byte.

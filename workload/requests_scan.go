@@ -32,7 +32,6 @@ var requestFields = [...]string{
 type requestParser struct {
 	data   []byte
 	i      int
-	tokens []int64 // scratch, reused across lines
 	buf    []byte  // scratch for strings with escapes
 }
 
@@ -161,9 +160,9 @@ func (p *requestParser) tokenArray() ([]int64, error) {
 	if !p.at('[') {
 		return nil, fmt.Errorf("tokens: want an array of integers, got %s", p.kind())
 	}
-	var n int
-	var err error
-	p.tokens, n, err = keys.AppendJSONTokens(p.tokens[:0], p.data[p.i:])
+	// Every token but the last is followed by a comma: allocate once.
+	rest := p.data[p.i:]
+	tokens, n, err := keys.AppendJSONTokens(make([]int64, 0, bytes.Count(rest, []byte{','})+1), rest)
 	if err != nil {
 		var te *keys.TokenError
 		if errors.As(err, &te) && te.Literal != "" {
@@ -172,8 +171,6 @@ func (p *requestParser) tokenArray() ([]int64, error) {
 		return nil, fmt.Errorf("tokens: %w", err)
 	}
 	p.i += n
-	tokens := make([]int64, len(p.tokens))
-	copy(tokens, p.tokens)
 	return tokens, nil
 }
 
