@@ -91,4 +91,3 @@ func printStatsSummary(ios *IOStreams, s stats.Summary) error {
 	}
 	return nil
 }
-
