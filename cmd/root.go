@@ -32,6 +32,9 @@ func run(ctx context.Context, ios *IOStreams, args []string) int {
 	if err == nil {
 		return ExitOK
 	}
+	if strings.HasPrefix(err.Error(), "unknown command ") {
+		err = asUsage(err)
+	}
 	if ctx.Err() != nil && !errors.Is(err, context.Canceled) {
 		err = fmt.Errorf("%w: %v", context.Canceled, err)
 	}
@@ -94,6 +97,8 @@ func subcommands(ios *IOStreams, g *globalOptions) []*cobra.Command {
 		newPoolCmd(ios, g),
 		newHolesCmd(ios, g),
 		newStatsCmd(ios, g),
+		newBenchCmd(ios, g),
+		newDevicesCmd(ios, g),
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kvctl/kvctl/connector"
+	"github.com/kvctl/kvctl/cuda"
 	"github.com/kvctl/kvctl/keys"
 	"github.com/kvctl/kvctl/pool"
 )
@@ -92,8 +93,17 @@ type Config struct {
 	// SoftPinTTL soft-pins every put; GroupBlocks groups a block's pages.
 	SoftPinTTL  time.Duration
 	GroupBlocks bool
-	// Mover replaces the worker's page mover (default: a HostMover).
-	Mover connector.PageMover
+	// Mover replaces the worker's page mover. With Device set, pages move
+	// through package transfer on that device (connector.DeviceMover:
+	// pinned staging, batched gets and puts, copies on a stream; with
+	// StageThroughHost off, loads from a mem pool read its arenas in
+	// place). Otherwise, the default, a connector.HostMover copies between
+	// the pool and the pages (through staging when StageThroughHost is on):
+	// with the host emulation device every batch of a DeviceMover costs a
+	// few stream synchronizations, which triples the wall time of a long
+	// replay.
+	Mover  connector.PageMover
+	Device cuda.Device
 	// StatsInterval emits statistics lines through StatsLine at most once
 	// per interval of virtual time; zero emits none.
 	StatsInterval time.Duration

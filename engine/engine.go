@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -31,6 +32,8 @@ type engine struct {
 	batch     []*request
 	views     []connector.Scheduled
 	token     [1]int64
+
+	closers []func() error
 
 	counts counters
 	lat    latencies
@@ -70,7 +73,7 @@ func newEngine(cfg Config) (*engine, error) {
 	}
 	e.stats = connector.NewStats(cfg.StatsInterval, e.clock.Now, stats.NoRank, cfg.StatsLine)
 	if err := e.newConnector(slots); err != nil {
-		return nil, err
+		return nil, errors.Join(err, e.close())
 	}
 	e.evict = memEvictFunc(cfg.Pool)
 	return e, nil
@@ -78,10 +81,9 @@ func newEngine(cfg Config) (*engine, error) {
 
 func (e *engine) newConnector(slots []connector.PageSlot) error {
 	cfg := e.cfg
-	mover := cfg.Mover
-	if mover == nil {
-		mover = connector.NewHostMover(cfg.Pool, cfg.TransferBatchSize, cfg.StageThroughHost,
-			cfg.StagingBufferBytes, maxSlotBytes(slots))
+	mover, err := e.newMover(slots)
+	if err != nil {
+		return err
 	}
 	w, err := connector.NewWorker(connector.WorkerOptions{
 		Store: cfg.Pool, Layout: cfg.Layout, Namespace: cfg.Namespace, Rank: cfg.Layout.Ranks[0],
@@ -100,12 +102,38 @@ func (e *engine) newConnector(slots []connector.PageSlot) error {
 	return nil
 }
 
-func maxSlotBytes(slots []connector.PageSlot) int64 {
-	var n int64
-	for _, s := range slots {
-		n = max(n, s.Bytes)
+// newMover returns the worker's page mover: Config.Mover; a device mover
+// through package transfer on Config.Device; else a host mover.
+func (e *engine) newMover(slots []connector.PageSlot) (connector.PageMover, error) {
+	cfg := e.cfg
+	switch {
+	case cfg.Mover != nil:
+		return cfg.Mover, nil
+	case cfg.Device != nil:
+		m, err := connector.NewDeviceMover(cfg.Device, cfg.Pool, slots, cfg.TransferBatchSize,
+			cfg.StagingBufferBytes, !cfg.StageThroughHost)
+		if err != nil {
+			return nil, fmt.Errorf("engine: %w", err)
+		}
+		e.closers = append(e.closers, m.Close)
+		return m, nil
 	}
-	return n
+	var maxBytes int64
+	for _, s := range slots {
+		maxBytes = max(maxBytes, s.Bytes)
+	}
+	return connector.NewHostMover(cfg.Pool, cfg.TransferBatchSize, cfg.StageThroughHost,
+		cfg.StagingBufferBytes, maxBytes), nil
+}
+
+// close releases what the engine opened, newest first.
+func (e *engine) close() error {
+	var errs []error
+	for i := len(e.closers) - 1; i >= 0; i-- {
+		errs = append(errs, e.closers[i]())
+	}
+	e.closers = nil
+	return errors.Join(errs...)
 }
 
 // newChain returns an empty chain seeded for a request's scope.

@@ -33,6 +33,7 @@ func Run(ctx context.Context, cfg Config, src workload.Source, progress func(Pro
 	if err != nil {
 		return Report{}, err
 	}
+	defer e.close()
 	if cfg.MemoryLimit > 0 {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(cfg.MemoryLimit))
 	}

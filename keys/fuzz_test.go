@@ -118,3 +118,34 @@ func FuzzChainIncremental(f *testing.F) {
 		}
 	})
 }
+
+// FuzzExtendAll checks ExtendAll against Extend for chains cut from the
+// fuzz input.
+func FuzzExtendAll(f *testing.F) {
+	f.Add([]byte("0123456789abcdef0123456789abcdef0123456789abcdef01234567"), uint8(3), uint8(0), uint8(9))
+	f.Fuzz(func(t *testing.T, raw []byte, T, L, n uint8) {
+		per, look, count := int(T%40)+1, int(L%5), int(n%20)+1
+		tokens := make([]int64, len(raw)/8)
+		for i := range tokens {
+			tokens[i] = int64(binary.LittleEndian.Uint64(raw[8*i:]))
+		}
+		chains := make([]*Chain, count)
+		prompts := make([][]int64, count)
+		for i := range chains {
+			chains[i], _ = NewChain(Hash{byte(i)}, per, look)
+			prompts[i] = tokens[min(i, len(tokens)):]
+		}
+		ExtendAll(chains, prompts)
+		for i, c := range chains {
+			want := referenceChain(Hash{byte(i)}, prompts[i], per, look)
+			if c.NumBlocks() != len(want) {
+				t.Fatalf("T=%d L=%d chain %d: %d blocks, want %d", per, look, i, c.NumBlocks(), len(want))
+			}
+			for b := range want {
+				if c.Hash(b) != want[b] {
+					t.Fatalf("T=%d L=%d chain %d block %d = %s, want %s", per, look, i, b, c.Hash(b), want[b])
+				}
+			}
+		}
+	})
+}

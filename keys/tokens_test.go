@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"math"
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 func TestParseTokensFormat(t *testing.T) {
@@ -126,5 +130,75 @@ func TestAppendJSONTokensLength(t *testing.T) {
 	var te *TokenError
 	if !errors.As(err, &te) || te.Index != 1 || te.Offset != 4 || te.Literal != "2.5" {
 		t.Errorf("AppendJSONTokens([1, 2.5]) error = %#v, want index 1 at offset 4", err)
+	}
+}
+
+// TestAppendJSONTokensRandom checks the fast and careful paths on arrays
+// of every digit count, sign and spacing, against encoding/json.
+func TestAppendJSONTokensRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	seps := []string{",", ", ", " ,", " , ", ",\n  ", ",\t", "  ,  "}
+	for range 300 {
+		n := rng.IntN(60)
+		var b strings.Builder
+		b.WriteString("[")
+		want := make([]int64, n)
+		for i := range want {
+			if i > 0 {
+				b.WriteString(seps[rng.IntN(len(seps))])
+			}
+			digits := 1 + rng.IntN(19)
+			v := rng.Int64N(pow10(digits))
+			if rng.IntN(4) == 0 {
+				v = -v
+			}
+			if rng.IntN(50) == 0 {
+				v = []int64{math.MaxInt64, math.MinInt64, 0}[rng.IntN(3)]
+			}
+			want[i] = v
+			b.WriteString(strconv.FormatInt(v, 10))
+		}
+		b.WriteString("]")
+		data := b.String() + strings.Repeat(" ", rng.IntN(10))
+		got, used, err := AppendJSONTokens(nil, []byte(data))
+		if err != nil || used != strings.LastIndexByte(data, ']')+1 || !cmp.Equal(got, want, cmpopts.EquateEmpty()) {
+			t.Fatalf("AppendJSONTokens(%q) = %v, %d, %v, want %v", data, got, used, err, want)
+		}
+	}
+}
+
+func pow10(n int) int64 {
+	v := int64(1)
+	for range min(n, 18) {
+		v *= 10
+	}
+	return v
+}
+
+// TestAppendJSONTokensFastPathErrors puts bad tokens where the fast path
+// reads them: in the middle of long arrays of short tokens.
+func TestAppendJSONTokensFastPathErrors(t *testing.T) {
+	prefix := strings.Repeat("12345, ", 20)
+	tests := []struct{ bad, want string }{
+		{"01", "token 01 has a leading zero"},
+		{"00", "token 00 has a leading zero"},
+		{"1.5", "token 1.5 is not an integer"},
+		{"12x", "token 12x is not an integer"},
+		{"1e5", "token 1e5 is written as a float"},
+		{"99999999999999999999", "token 99999999999999999999 is outside int64"},
+		{"\"7\"", `token "7" is not an integer`},
+	}
+	for _, tt := range tests {
+		data := "[" + prefix + tt.bad + ", 1, 2, 3, 4, 5, 6, 7, 8, 9]"
+		_, _, err := AppendJSONTokens(nil, []byte(data))
+		var te *TokenError
+		if !errors.As(err, &te) || te.Index != 20 || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("AppendJSONTokens(... %s ...) error = %v, want token 20: %q", tt.bad, err, tt.want)
+		}
+	}
+	for _, tail := range []string{"1,,2]", "1, , 2]", "1 2, 3, 4, 5, 6, 7, 8]", "1,\x002, 3, 4, 5, 6, 7]"} {
+		if _, _, err := AppendJSONTokens(nil, []byte("["+prefix+tail)); err == nil {
+			t.Errorf("AppendJSONTokens(... %q) = nil error", tail)
+		}
 	}
 }

@@ -79,8 +79,8 @@ type BenchResult struct {
 	PhaseMS    map[string]float64 `json:"phase_ms"`
 	PhaseCPUMS map[string]float64 `json:"phase_cpu_ms"`
 	// CopyGBps is the rate of the device-side phases alone (unstage or
-	// stage, plus sync), summed over workers: how fast the copy mode moves
-	// bytes once they are staged.
+	// stage, plus sync): how fast the copy mode moves bytes once they are
+	// staged. Zero for async runs, whose phase times overlap.
 	CopyGBps   float64 `json:"copy_gbps"`
 	StoreCalls int64   `json:"store_calls"`
 	// Missing (loads) and Failed (saves) count pages that did not move.
@@ -194,8 +194,10 @@ func (b *benchRun) run(ctx context.Context) error {
 	}
 	t := b.stats.Totals()
 	b.res.PhaseMS, b.res.PhaseCPUMS = t.Phases.Milliseconds(), t.CPU.Milliseconds()
-	copyTime := t.Phases[PhaseUnstage] + t.Phases[PhaseStage] + t.Phases[PhaseSync]
-	b.res.CopyGBps = gbps(b.res.Bytes, copyTime.Seconds())
+	if !b.o.Async {
+		copyTime := t.Phases[PhaseUnstage] + t.Phases[PhaseStage] + t.Phases[PhaseSync]
+		b.res.CopyGBps = gbps(b.res.Bytes, copyTime.Seconds())
+	}
 	b.res.StoreCalls = t.StoreCalls
 	b.res.GBps = gbps(b.res.Bytes, b.res.Seconds)
 	if err := b.baseline(); err != nil {

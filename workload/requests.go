@@ -1,14 +1,14 @@
 package workload
 
 import (
-	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/kvctl/kvctl/keys"
 )
@@ -39,57 +39,179 @@ func (r Request) Scope() keys.Scope {
 }
 
 // ReadRequests reads a requests file, one JSON object a line, and calls fn
-// with each request and its line number, in order, as it is read. Blank
-// lines are skipped. Each line is checked strictly: it must be one valid
-// JSON object; unknown fields, fields given twice, mistyped values, tokens
+// with each request and its line number, in file order. Blank lines are
+// skipped. Each line is checked strictly: it must be one valid JSON
+// object; unknown fields, fields given twice, mistyped values, tokens
 // outside int64 and multimodal values outside int32 are errors naming the
 // input and the line:
 //
 //	reading requests from "r.jsonl": line 3: multimodal_hashes[0]: want 8 int32 values, got 7
 //
-// null stands for an absent optional field. An error returned by fn stops
-// the reading and is returned as it is.
+// null stands for an absent optional field. Lines are parsed on several
+// goroutines, ahead of fn, but fn is called from the caller's goroutine,
+// one request at a time, and never for a line after a bad one. An error
+// returned by fn stops the reading and is returned as it is.
 func ReadRequests(r io.Reader, name string, fn func(line int, req Request) error) error {
-	br := bufio.NewReaderSize(r, 1<<20)
-	var p requestParser
-	var long []byte
-	for line := 1; ; line++ {
-		text, err := readLine(br, &long)
-		if len(text) > 0 && !isBlank(text) {
-			req, perr := p.parse(text)
-			if perr != nil {
-				return fmt.Errorf("reading requests from %q: line %d: %w", name, line, perr)
+	workers := min(runtime.GOMAXPROCS(0), 8)
+	work := make(chan *requestBatch)
+	split := lineSplitter{r: r, line: 1, free: make(chan []byte, 2*workers+2)}
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for b := range work {
+				b.parse(name)
+				split.recycle(b)
+				close(b.done)
 			}
-			if req.ID == "" {
-				req.ID = "line-" + strconv.Itoa(line)
-			}
-			if ferr := fn(line, req); ferr != nil {
-				return ferr
-			}
+		})
+	}
+	defer func() {
+		close(work)
+		wg.Wait()
+	}()
+	var pending []*requestBatch // sent to the workers, not yet given to fn
+	for {
+		b, readErr := split.next()
+		if b != nil {
+			pending = append(pending, b)
+			work <- b
 		}
-		if err == io.EOF {
+		for len(pending) > 0 && (b == nil || len(pending) > 2*workers || pending[0].ready()) {
+			<-pending[0].done
+			if err := pending[0].deliver(fn); err != nil {
+				return err
+			}
+			pending = pending[1:]
+		}
+		if b == nil {
+			if readErr != nil && readErr != io.EOF {
+				return fmt.Errorf("reading requests from %q: line %d: %w", name, split.line, readErr)
+			}
 			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("reading requests from %q: line %d: %w", name, line, err)
 		}
 	}
 }
 
-// readLine returns the next line without its end, using long for lines
-// longer than the reader's buffer. The line is valid until the next call.
-func readLine(br *bufio.Reader, long *[]byte) ([]byte, error) {
-	text, err := br.ReadSlice('\n')
-	if errors.Is(err, bufio.ErrBufferFull) {
-		*long = append((*long)[:0], text...)
-		for errors.Is(err, bufio.ErrBufferFull) {
-			text, err = br.ReadSlice('\n')
-			*long = append(*long, text...)
+// readBlock is how much input a batch of lines is read in at a time.
+const readBlock = 1 << 20
+
+// lineSplitter cuts its input into batches of whole lines.
+type lineSplitter struct {
+	r     io.Reader
+	carry []byte // the start of a line the last batch did not finish
+	line  int    // number of the next batch's first line
+	err   error
+	free  chan []byte // read buffers the workers are done with
+}
+
+// buffer returns an empty read buffer with room for at least n bytes.
+func (s *lineSplitter) buffer(n int) []byte {
+	select {
+	case b := <-s.free:
+		if cap(b) >= n {
+			return b[:0]
 		}
-		text = *long
+	default:
 	}
-	text = bytes.TrimSuffix(text, []byte{'\n'})
-	return bytes.TrimSuffix(text, []byte{'\r'}), err
+	return make([]byte, 0, max(readBlock, 2*n))
+}
+
+// recycle offers a parsed batch's buffer for the next reads. Only the
+// splitter takes buffers, and only after it copied its carry out.
+func (s *lineSplitter) recycle(b *requestBatch) {
+	select {
+	case s.free <- b.buf:
+	default:
+	}
+	b.buf = nil
+}
+
+// next returns the next batch of whole lines, or nil and the reason there
+// is none (io.EOF at the end).
+func (s *lineSplitter) next() (*requestBatch, error) {
+	buf := append(s.buffer(len(s.carry)), s.carry...) // copy may overlap: the carry's buffer can come back
+	for s.err == nil {
+		n, err := s.r.Read(buf[len(buf):cap(buf)])
+		buf, s.err = buf[:len(buf)+n], err
+		if end := bytes.LastIndexByte(buf, '\n'); end >= 0 {
+			s.carry = buf[end+1:]
+			return s.batch(buf, end+1), nil
+		}
+		if len(buf) == cap(buf) { // one line longer than the buffer
+			buf = append(buf, 0)[:len(buf)]
+		}
+	}
+	s.carry = nil
+	if len(buf) > 0 {
+		return s.batch(buf, len(buf)), nil
+	}
+	return nil, s.err
+}
+
+// batch makes a batch of the first n bytes of buf, whole lines.
+func (s *lineSplitter) batch(buf []byte, n int) *requestBatch {
+	data := buf[:n]
+	b := &requestBatch{data: data, buf: buf, first: s.line, done: make(chan struct{})}
+	s.line += bytes.Count(data, []byte{'\n'})
+	return b
+}
+
+// requestBatch is a run of whole lines, parsed by a worker.
+type requestBatch struct {
+	data  []byte
+	buf   []byte // the read buffer data is in
+	first int // line number of data's first line
+	reqs  []Request
+	lines []int
+	err   error // the first bad line's error; reqs holds the lines before it
+	done  chan struct{}
+}
+
+func (b *requestBatch) ready() bool {
+	select {
+	case <-b.done:
+		return true
+	default:
+		return false
+	}
+}
+
+func (b *requestBatch) parse(name string) {
+	var p requestParser
+	data, line := b.data, b.first
+	for ; len(data) > 0; line++ {
+		text := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			text, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		text = bytes.TrimSuffix(text, []byte{'\r'})
+		if isBlank(text) {
+			continue
+		}
+		req, err := p.parse(text)
+		if err != nil {
+			b.err = fmt.Errorf("reading requests from %q: line %d: %w", name, line, err)
+			break
+		}
+		if req.ID == "" {
+			req.ID = "line-" + strconv.Itoa(line)
+		}
+		b.reqs = append(b.reqs, req)
+		b.lines = append(b.lines, line)
+	}
+	b.data = nil
+}
+
+// deliver calls fn with the batch's requests, then returns its error.
+func (b *requestBatch) deliver(fn func(line int, req Request) error) error {
+	for i, req := range b.reqs {
+		if err := fn(b.lines[i], req); err != nil {
+			return err
+		}
+	}
+	return b.err
 }
 
 func isBlank(b []byte) bool {

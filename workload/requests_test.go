@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/kvctl/kvctl/keys"
@@ -110,6 +112,84 @@ func TestReadRequestsCallbackError(t *testing.T) {
 	})
 	if err != stop || calls != 1 {
 		t.Errorf("ReadRequests with a failing callback = %v after %d calls, want the callback's error after 1", err, calls)
+	}
+}
+
+// TestReadRequestsBatches reads many lines through readers that return
+// little at a time, so lines span reads and batches.
+func TestReadRequestsBatches(t *testing.T) {
+	var in strings.Builder
+	var want []Request
+	for i := range 3000 {
+		r := Request{ID: fmt.Sprint("r", i), Tokens: []int64{int64(i), int64(i * i)}}
+		if i%7 == 0 {
+			in.WriteString("\n")
+		}
+		line, _ := json.Marshal(r)
+		in.Write(line)
+		in.WriteString("\n")
+		want = append(want, r)
+	}
+	for name, wrap := range map[string]func(io.Reader) io.Reader{
+		"plain":    func(r io.Reader) io.Reader { return r },
+		"one byte": iotest.OneByteReader,
+		"half":     iotest.HalfReader,
+	} {
+		var got []Request
+		err := ReadRequests(wrap(strings.NewReader(in.String())), "r", func(_ int, r Request) error {
+			got = append(got, r)
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: ReadRequests (-want +got):\n%s", name, diff)
+		}
+	}
+}
+
+// TestReadRequestsStopsAtFirstBadLine checks that fn sees every line
+// before the first bad one and none after, however the lines are batched.
+func TestReadRequestsStopsAtFirstBadLine(t *testing.T) {
+	var in strings.Builder
+	for i := range 5000 {
+		switch i {
+		case 3000:
+			in.WriteString(`{"tokens":[1.5]}` + "\n")
+		case 4000:
+			in.WriteString(`{"bad":1}` + "\n")
+		default:
+			fmt.Fprintf(&in, `{"tokens":[%d]}`+"\n", i)
+		}
+	}
+	calls := 0
+	err := ReadRequests(strings.NewReader(in.String()), "r.jsonl", func(line int, r Request) error {
+		if line != calls+1 {
+			t.Fatalf("call %d got line %d", calls, line)
+		}
+		calls++
+		return nil
+	})
+	if calls != 3000 || err == nil || !strings.Contains(err.Error(), `"r.jsonl": line 3001: tokens[0]: 1.5 is not an integer`) {
+		t.Errorf("ReadRequests = %d calls, %v; want 3000 calls and the error of line 3001", calls, err)
+	}
+}
+
+func TestReadRequestsReadError(t *testing.T) {
+	boom := errors.New("boom")
+	r := io.MultiReader(strings.NewReader("{\"tokens\":[1]}\n{\"tokens\":[2]}\n"), iotest.ErrReader(boom))
+	calls := 0
+	err := ReadRequests(r, "r", func(int, Request) error { calls++; return nil })
+	if calls != 2 || !errors.Is(err, boom) || !strings.Contains(err.Error(), `"r": line 3: boom`) {
+		t.Errorf("ReadRequests(failing reader) = %d calls, %v", calls, err)
+	}
+}
+
+func TestReadRequestsLastLineWithoutNewline(t *testing.T) {
+	got, lines, err := readAll(t, "{\"tokens\":[1]}\n\n{\"id\":\"x\",\"tokens\":[2]}")
+	if err != nil || len(got) != 2 || got[1].ID != "x" || lines[1] != 3 {
+		t.Errorf("ReadRequests = %+v, lines %v, %v", got, lines, err)
 	}
 }
 

@@ -1,0 +1,158 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/kvctl/kvctl/cuda"
+	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/size"
+	"github.com/kvctl/kvctl/transfer"
+	"github.com/spf13/cobra"
+)
+
+type benchOptions struct {
+	Device         string
+	Pool           string
+	PageBytes      string
+	RegionsPerPage int
+	Pages          int
+	Bytes          string
+	Batch          int
+	StagingBytes   string
+	Workers        int
+	Async          bool
+	Copy           string
+	Direct         bool
+	Sweep          []string
+	Verify         bool
+}
+
+func newBenchCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "bench",
+		Short: "Benchmark GPU<->pool page transfers",
+		Long: `Benchmark page transfers between GPU memory and a pool, through pinned host
+staging as TensorRT-LLM's Mooncake-store connector moves them, on a real GPU
+through the CUDA driver or with host emulation where there is none.
+
+Each run also measures, on the same device in the same process, one contiguous
+pinned copy of the same bytes in the same direction: the baseline the figure is
+held against. Phases and how to read the results: docs/bench.md.`,
+	}
+	c.AddCommand(newBenchDirCmd(ios, g, transfer.DirectionLoad), newBenchDirCmd(ios, g, transfer.DirectionSave))
+	return c
+}
+
+func newBenchDirCmd(ios *IOStreams, g *globalOptions, dir transfer.Direction) *cobra.Command {
+	o := &benchOptions{}
+	what := map[transfer.Direction]string{
+		transfer.DirectionLoad: "Load pages pool -> pinned staging -> GPU and time each phase",
+		transfer.DirectionSave: "Save pages GPU -> pinned staging -> pool and time each phase",
+	}[dir]
+	c := &cobra.Command{
+		Use:   string(dir) + " [flags]",
+		Short: what,
+		Long: what + `.
+
+--device auto uses the first CUDA GPU, or host emulation when there is none (and
+says so on stderr); --device cuda (or cuda:N) insists on a GPU. --copy picks how
+staged pages reach GPU pages: memcpy (one async copy per region, as the
+connector does), kernel (a gather/scatter kernel over mapped pinned memory) or
+batch (cuMemcpyBatchAsync, CUDA 12.8+). --direct (loads) registers the embedded
+pool's arenas with the driver and copies without staging. --sweep PARAM=V1,V2
+(page-bytes, regions-per-page, copy, workers, batch; repeatable: the runs are
+the cross product) runs several configurations.
+
+Exit codes: 3 when --verify finds a page that differs, 5 when --device cuda
+finds no usable GPU or driver.`,
+		Example: "$ kvctl bench " + string(dir) + " --copy kernel --page-bytes 64KiB --bytes 1GiB\n" +
+			"$ kvctl bench " + string(dir) + " --device cuda --sweep page-bytes=4KiB,16KiB,64KiB,256KiB,1MiB --sweep copy=memcpy,kernel,batch -o json",
+		Args: noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if err := g.checkOutput("table", "json"); err != nil {
+				return err
+			}
+			return runBench(c.Context(), ios, g, dir, o)
+		},
+	}
+	fs := c.Flags()
+	fs.StringVar(&o.Device, "device", "auto", "device: auto, host, cuda or cuda:N")
+	fs.StringVar(&o.Pool, "pool", "", "pool URL (default: a fresh embedded mem:// pool sized for the run)")
+	fs.StringVar(&o.PageBytes, "page-bytes", "64KiB", "bytes per page (one layer group)")
+	fs.IntVar(&o.RegionsPerPage, "regions-per-page", 2, "regions per page (K and V: 2)")
+	fs.IntVar(&o.Pages, "pages", 0, "pages to move (default: --bytes worth)")
+	fs.StringVar(&o.Bytes, "bytes", "256MiB", "bytes to move, when --pages is not given")
+	fs.IntVar(&o.Batch, "batch", 64, "transfer_batch_size: pages per store call")
+	fs.StringVar(&o.StagingBytes, "staging-bytes", "1GiB", "staging_buffer_bytes: pinned staging per direction")
+	fs.IntVar(&o.Workers, "workers", 1, "async load workers (with --async)")
+	fs.BoolVar(&o.Async, "async", false, "load through the asynchronous loader (loads only)")
+	fs.StringVar(&o.Copy, "copy", "memcpy", "copy mode: memcpy, kernel or batch")
+	fs.BoolVar(&o.Direct, "direct", false, "copy straight from the pool's registered arenas, no staging (loads, mem:// only)")
+	fs.StringArrayVar(&o.Sweep, "sweep", nil, "sweep a parameter: page-bytes=4KiB,64KiB | regions-per-page=1,2 | copy=memcpy,kernel | workers=1,2,4 | batch=64,256 (repeatable)")
+	fs.BoolVar(&o.Verify, "verify", true, "check every page byte-identical after the transfer (xxh3-128)")
+	return c
+}
+
+func runBench(ctx context.Context, ios *IOStreams, g *globalOptions, dir transfer.Direction, o *benchOptions) error {
+	runs, err := o.plan(dir)
+	if err != nil {
+		return err
+	}
+	dev, err := openDevice(ios, g, o.Device)
+	if err != nil {
+		return err
+	}
+	defer dev.Close()
+	bar := newProgress(ios, g, "bench", len(runs))
+	var results []transfer.BenchResult
+	for i, r := range runs {
+		res, err := benchOnce(ctx, ios, dev, o.Pool, r)
+		bar.update(i+1, "")
+		if err != nil {
+			bar.done()
+			if errors.Is(err, transfer.ErrVerifyFailed) {
+				return &verifyError{err: err}
+			}
+			return err
+		}
+		results = append(results, res)
+	}
+	bar.done()
+	return printBench(ios, g, len(o.Sweep) > 0, results)
+}
+
+// openDevice opens the asked device; auto says on stderr when it fell back
+// to host emulation, cuda without a driver is exit 5.
+func openDevice(ios *IOStreams, g *globalOptions, spec string) (cuda.Device, error) {
+	dev, err := cuda.Open(spec)
+	switch {
+	case errors.Is(err, cuda.ErrBadSpec):
+		return nil, asUsage(fmt.Errorf("--device: %w", err))
+	case err != nil:
+		return nil, &gpuUnavailable{err: fmt.Errorf("--device %s: %w", spec, err)}
+	}
+	if fb := dev.Info().Fallback; fb != "" && !g.Quiet {
+		fmt.Fprintf(ios.ErrOut, "note: no usable GPU (%s): using host emulation\n", strings.ReplaceAll(fb, "\n", "; "))
+	}
+	return dev, nil
+}
+
+// benchOnce runs one configuration against a fresh embedded pool, or the
+// pool the user named.
+func benchOnce(ctx context.Context, ios *IOStreams, dev cuda.Device, poolURL string, r transfer.BenchOptions) (transfer.BenchResult, error) {
+	url := poolURL
+	if url == "" {
+		capacity := max(64<<20, 2*r.PageBytes*int64(r.Pages))
+		url = fmt.Sprintf("mem://?capacity=%s&segments=1&arena=%s", size.Format(capacity), size.Format(max(64<<20, r.PageBytes)))
+	}
+	st, err := pool.Open(ctx, url)
+	if err != nil {
+		return transfer.BenchResult{}, err
+	}
+	defer st.Close()
+	r.Device, r.Pool = dev, st
+	return transfer.Bench(ctx, r)
+}

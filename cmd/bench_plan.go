@@ -1,0 +1,124 @@
+package cmd
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/kvctl/kvctl/cuda"
+	"github.com/kvctl/kvctl/size"
+	"github.com/kvctl/kvctl/transfer"
+)
+
+// plan turns the flags and sweeps into the runs to make.
+func (o *benchOptions) plan(dir transfer.Direction) ([]transfer.BenchOptions, error) {
+	base, err := o.base(dir)
+	if err != nil {
+		return nil, err
+	}
+	runs := []transfer.BenchOptions{base}
+	for _, sw := range o.Sweep {
+		param, values, ok := strings.Cut(sw, "=")
+		if !ok || values == "" {
+			return nil, usagef("--sweep %q: want PARAM=V1,V2,...", sw)
+		}
+		var next []transfer.BenchOptions
+		for _, r := range runs {
+			for _, v := range strings.Split(values, ",") {
+				nr := r
+				if err := o.set(&nr, param, strings.TrimSpace(v)); err != nil {
+					return nil, asUsage(fmt.Errorf("--sweep %s: %w", param, err))
+				}
+				next = append(next, nr)
+			}
+		}
+		runs = next
+	}
+	for i := range runs {
+		if err := o.fillPages(&runs[i]); err != nil {
+			return nil, err
+		}
+	}
+	return runs, nil
+}
+
+func (o *benchOptions) base(dir transfer.Direction) (transfer.BenchOptions, error) {
+	r := transfer.BenchOptions{Direction: dir, RegionsPerPage: o.RegionsPerPage, Batch: o.Batch,
+		Direct: o.Direct, Async: o.Async, Workers: o.Workers, Verify: o.Verify}
+	if dir == transfer.DirectionSave && (o.Async || o.Direct) {
+		return r, usagef("--async and --direct apply to bench load only")
+	}
+	if o.Direct && o.Pool != "" && !strings.HasPrefix(o.Pool, "mem:") {
+		return r, usagef("--direct needs the embedded mem:// pool (its arenas are registered with the driver)")
+	}
+	if o.Batch <= 0 || o.RegionsPerPage <= 0 || o.Workers <= 0 || o.Pages < 0 {
+		return r, usagef("--batch, --regions-per-page and --workers must be positive and --pages not negative")
+	}
+	var err error
+	if r.PageBytes, err = positiveSize("--page-bytes", o.PageBytes); err != nil {
+		return r, err
+	}
+	if r.StagingBytes, err = positiveSize("--staging-bytes", o.StagingBytes); err != nil {
+		return r, err
+	}
+	if r.Mode, err = cuda.ParseCopyMode(o.Copy); err != nil {
+		return r, asUsage(fmt.Errorf("--copy: %w", err))
+	}
+	return r, nil
+}
+
+// set applies one swept parameter.
+func (o *benchOptions) set(r *transfer.BenchOptions, param, v string) error {
+	var err error
+	switch param {
+	case "page-bytes":
+		r.PageBytes, err = positiveSize("page-bytes", v)
+	case "copy":
+		r.Mode, err = cuda.ParseCopyMode(v)
+	case "regions-per-page":
+		r.RegionsPerPage, err = positiveInt(v)
+	case "workers":
+		r.Workers, err = positiveInt(v)
+	case "batch":
+		r.Batch, err = positiveInt(v)
+	default:
+		err = fmt.Errorf("unknown parameter (want page-bytes, regions-per-page, copy, workers or batch)")
+	}
+	return err
+}
+
+// fillPages sets the page count from --pages or --bytes.
+func (o *benchOptions) fillPages(r *transfer.BenchOptions) error {
+	if r.PageBytes%int64(r.RegionsPerPage) != 0 {
+		return usagef("page size %d is not a multiple of %d regions", r.PageBytes, r.RegionsPerPage)
+	}
+	if o.Pages > 0 {
+		r.Pages = o.Pages
+		return nil
+	}
+	total, err := positiveSize("--bytes", o.Bytes)
+	if err != nil {
+		return err
+	}
+	r.Pages = int(max(1, total/r.PageBytes))
+	return nil
+}
+
+func positiveSize(name, s string) (int64, error) {
+	n, err := size.Parse(s)
+	if err != nil {
+		return 0, asUsage(fmt.Errorf("%s: %w", name, err))
+	}
+	if n <= 0 {
+		return 0, usagef("%s must be positive, got %q", name, s)
+	}
+	return n, nil
+}
+
+func positiveInt(s string) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("%q is not a positive integer", s)
+	}
+	return n, nil
+}

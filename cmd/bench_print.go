@@ -1,0 +1,58 @@
+package cmd
+
+import (
+	"fmt"
+
+	"github.com/kvctl/kvctl/transfer"
+)
+
+// benchSweepJSON is the JSON shape of a sweep.
+type benchSweepJSON struct {
+	Runs []transfer.BenchResult `json:"runs"`
+}
+
+func printBench(ios *IOStreams, g *globalOptions, sweep bool, rs []transfer.BenchResult) error {
+	if g.Output == "json" {
+		if !sweep {
+			return writeJSON(ios.Out, rs[0])
+		}
+		return writeJSON(ios.Out, benchSweepJSON{Runs: rs})
+	}
+	tp := newTablePrinter(ios, "dir", "copy", "mode", "page", "regions", "pages", "GB/s", "baseline", "ratio", "copy GB/s", "verify")
+	for _, r := range rs {
+		mode := "staged"
+		switch {
+		case r.Direct:
+			mode = "direct"
+		case r.Async:
+			mode = fmt.Sprintf("async x%d", r.Workers)
+		}
+		tp.addRow(r.Direction, r.Mode, mode, humanBytes(r.PageBytes), r.RegionsPerPage, r.Pages,
+			fmt.Sprintf("%.2f", r.GBps), fmt.Sprintf("%.2f", r.BaselineGBps), fmt.Sprintf("%.2f", r.Ratio),
+			fmt.Sprintf("%.2f", r.CopyGBps), r.Verify)
+	}
+	if err := tp.render(); err != nil {
+		return err
+	}
+	if len(rs) == 1 {
+		r := rs[0]
+		fmt.Fprintf(ios.Out, "device %s, %s in %.4f s; phases (ms):", r.Device, humanBytes(r.Bytes), r.Seconds)
+		for _, p := range phaseOrder(r.Direction) {
+			if ms, ok := r.PhaseMS[p]; ok {
+				fmt.Fprintf(ios.Out, " %s %.2f", p, ms)
+			}
+		}
+		fmt.Fprintln(ios.Out)
+		if r.Geometry.Warning != "" {
+			fmt.Fprintf(ios.ErrOut, "warning: %s\n", r.Geometry.Warning)
+		}
+	}
+	return nil
+}
+
+func phaseOrder(d transfer.Direction) []string {
+	if d == transfer.DirectionSave {
+		return []string{"resolve", "describe", "stage", "put", "sync"}
+	}
+	return []string{"resolve", "fence", "describe", "get", "unstage", "sync"}
+}

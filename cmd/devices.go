@@ -1,0 +1,51 @@
+package cmd
+
+import (
+	"fmt"
+
+	"github.com/kvctl/kvctl/cuda"
+	"github.com/spf13/cobra"
+)
+
+// devicesJSON is the JSON shape of kvctl devices.
+type devicesJSON struct {
+	Driver cuda.DriverInfo `json:"driver"`
+	GPUs   []cuda.GPUInfo  `json:"gpus"`
+}
+
+func newDevicesCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
+	return &cobra.Command{
+		Use:   "devices",
+		Short: "List GPUs, the driver and each PCIe link as NVML and the CUDA driver see them",
+		Long: `List the GPUs, the driver version and each GPU's memory and PCIe link (current
+and maximum generation and width), through NVML (builds with cgo) or the CUDA
+driver.
+
+Exit codes: 5 when no GPU driver is available.`,
+		Example: "$ kvctl devices\n$ kvctl devices -o json",
+		Args:    noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if err := g.checkOutput("table", "json"); err != nil {
+				return err
+			}
+			gpus, drv, err := cuda.Discover()
+			if err != nil {
+				return &gpuUnavailable{err: err}
+			}
+			if g.Output == "json" {
+				return writeJSON(ios.Out, devicesJSON{Driver: drv, GPUs: gpus})
+			}
+			tp := newTablePrinter(ios, "gpu", "name", "memory", "pcie", "pcie max", "link GB/s", "bus")
+			for _, d := range gpus {
+				tp.addRow(d.Index, d.Name, humanBytes(d.MemoryTotalBytes),
+					fmt.Sprintf("gen%d x%d", d.PCIeGen, d.PCIeWidth), fmt.Sprintf("gen%d x%d", d.PCIeGenMax, d.PCIeWidthMax),
+					fmt.Sprintf("%.1f", d.PCIeGBps()), d.PCIBusID)
+			}
+			if err := tp.render(); err != nil {
+				return err
+			}
+			_, err = fmt.Fprintf(ios.Out, "driver %s, CUDA %d.%d (through %s)\n", drv.Version, drv.CUDAVersion/1000, drv.CUDAVersion%1000/10, drv.Source)
+			return err
+		},
+	}
+}

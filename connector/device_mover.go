@@ -1,0 +1,215 @@
+package connector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/kvctl/kvctl/cuda"
+	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/stats"
+	"github.com/kvctl/kvctl/transfer"
+)
+
+// DeviceMover is the page mover that moves pages the way the connector's
+// worker does on a GPU, through package transfer: pinned host staging
+// (transfer.StagingGeometry), batched gets and puts, scatter and gather
+// copies on a stream. The runtime's pages are host memory, so each batch
+// is first placed in (or finally taken from) a window of device pages:
+// one transfer.PagePool of MaxBatch pages per page size. With the host
+// emulation device (cuda.Open("host")) this runs anywhere.
+type DeviceMover struct {
+	dev    cuda.Device
+	stream cuda.Stream
+	batch  int
+	// sizes maps a page size to the index of its window pool.
+	sizes  map[int64]int
+	pools  []*transfer.PagePool
+	bufs   [][]byte // host image of each window pool (one region)
+	loader *transfer.Loader
+	saver  *transfer.Saver
+
+	refs  []transfer.PageRef
+	jobs  []transfer.LoadJob
+	slots []int // window page of each batched page in its pool
+}
+
+// NewDeviceMover returns a device mover for store on dev for pages of the
+// given slots: batches of batch pages, staging of stagingBytes per
+// direction (staging_buffer_bytes; the staging geometry may reduce the
+// batch). With directLoads, and a store whose arenas the device can map
+// (transfer.ArenaStore, such as a mem pool), loads copy from the pool's
+// memory in place instead of through staging (stage_through_host off);
+// saves always stage. Close releases its device memory.
+func NewDeviceMover(dev cuda.Device, store pool.Store, slots []PageSlot, batch int, stagingBytes int64, directLoads bool) (*DeviceMover, error) {
+	batch = StagingSlots(max(1, batch), stagingBytes, maxPageBytes(slots))
+	m := &DeviceMover{dev: dev, batch: batch, sizes: map[int64]int{}}
+	for _, s := range slots {
+		if _, ok := m.sizes[s.Bytes]; ok {
+			continue
+		}
+		p, err := transfer.NewPagePool(dev, transfer.LayerGroup{RegionBytes: []int64{s.Bytes}}, batch)
+		if err != nil {
+			return nil, errors.Join(fmt.Errorf("device mover: %w", err), m.Close())
+		}
+		m.sizes[s.Bytes] = len(m.pools)
+		m.pools = append(m.pools, p)
+		m.bufs = append(m.bufs, make([]byte, s.Bytes*int64(batch)))
+	}
+	stream, err := dev.NewStream()
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("device mover: %w", err), m.Close())
+	}
+	m.stream = stream
+	o := transfer.Options{Device: dev, Pool: store, Pools: m.pools, Batch: batch, StagingBytes: stagingBytes}
+	lo := o
+	_, lo.Direct = store.(transfer.ArenaStore)
+	lo.Direct = lo.Direct && directLoads
+	if m.loader, err = transfer.NewLoader(lo); err == nil {
+		m.saver, err = transfer.NewSaver(o)
+	}
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("device mover: %w", err), m.Close())
+	}
+	return m, nil
+}
+
+// MaxBatch is the most pages one call may carry.
+func (m *DeviceMover) MaxBatch() int { return m.batch }
+
+// place assigns each page a window page of its size's pool and fills refs.
+func (m *DeviceMover) place(keys []string, pages [][]byte) error {
+	if len(pages) > m.batch {
+		return fmt.Errorf("device mover: %d pages in one batch of at most %d", len(pages), m.batch)
+	}
+	m.refs, m.slots = m.refs[:0], m.slots[:0]
+	used := make([]int, len(m.pools))
+	for i, p := range pages {
+		g, ok := m.sizes[int64(len(p))]
+		if !ok {
+			return fmt.Errorf("device mover: page %q of %d bytes matches no page slot", keys[i], len(p))
+		}
+		m.refs = append(m.refs, transfer.PageRef{Key: keys[i], LayerGroup: g, Page: used[g]})
+		m.slots = append(m.slots, used[g])
+		used[g]++
+	}
+	return nil
+}
+
+// Load gets keys into the window through transfer's Loader (one job per
+// page, so that a missing page fails only itself), then copies the landed
+// pages out of the window into pages.
+func (m *DeviceMover) Load(ctx context.Context, t *stats.PhaseTimer, keys []string, pages [][]byte, n []int64) error {
+	t.Next(stats.PhaseDescribe)
+	if err := m.place(keys, pages); err != nil {
+		return err
+	}
+	m.jobs = m.jobs[:0]
+	for i := range m.refs {
+		m.jobs = append(m.jobs, transfer.LoadJob{RequestID: strconv.Itoa(i), Pages: m.refs[i : i+1]})
+	}
+	t.Next(stats.PhaseGet)
+	results, err := m.loader.Load(ctx, m.jobs)
+	if err != nil {
+		return err
+	}
+	t.Next(stats.PhaseUnstage)
+	if err := m.readWindow(); err != nil {
+		return err
+	}
+	for i, r := range results {
+		if !r.OK() {
+			n[i] = int64(pool.ObjectNotFound)
+			continue
+		}
+		g := m.refs[i].LayerGroup
+		size := int64(len(pages[i]))
+		copy(pages[i], m.bufs[g][int64(m.slots[i])*size:])
+		n[i] = size
+	}
+	t.Next(stats.PhaseSync)
+	return nil
+}
+
+func (m *DeviceMover) readWindow() error {
+	for g, p := range m.pools {
+		if err := p.ReadRegions(m.stream, m.bufs[g:g+1]); err != nil {
+			return err
+		}
+	}
+	return m.stream.Synchronize()
+}
+
+// Save copies the items' values into the window and stores them through
+// transfer's Saver, one job per run of items with the same put options.
+// A page whose put failed is reported as TransferFail (transfer does not
+// say which code), a stored or already present one as OK.
+func (m *DeviceMover) Save(ctx context.Context, t *stats.PhaseTimer, items []pool.PutItem, results []pool.Code) error {
+	t.Next(stats.PhaseDescribe)
+	keys, pages := make([]string, len(items)), make([][]byte, len(items))
+	for i, it := range items {
+		keys[i], pages[i] = it.Key, it.Value
+	}
+	if err := m.place(keys, pages); err != nil {
+		return err
+	}
+	t.Next(stats.PhaseStage)
+	if err := m.writeWindow(pages); err != nil {
+		return err
+	}
+	t.Next(stats.PhasePut)
+	for start := 0; start < len(items); {
+		end := start + 1
+		for end < len(items) && items[end].Options == items[start].Options {
+			end++
+		}
+		res, err := m.saver.Save(ctx, transfer.SaveJob{RequestID: "save", Pages: m.refs[start:end], Options: items[start].Options}, nil)
+		if err != nil {
+			return err
+		}
+		failed := map[string]bool{}
+		for _, k := range res.FailedKeys {
+			failed[k] = true
+		}
+		for i := start; i < end; i++ {
+			results[i] = pool.OK
+			if failed[items[i].Key] {
+				results[i] = pool.TransferFail
+			}
+		}
+		start = end
+	}
+	t.Next(stats.PhaseSync)
+	return nil
+}
+
+func (m *DeviceMover) writeWindow(pages [][]byte) error {
+	for i, p := range pages {
+		g := m.refs[i].LayerGroup
+		copy(m.bufs[g][int64(m.slots[i])*int64(len(p)):], p)
+	}
+	for g, p := range m.pools {
+		if err := p.WriteRegions(m.stream, m.bufs[g:g+1]); err != nil {
+			return err
+		}
+	}
+	return m.stream.Synchronize()
+}
+
+// Close releases the mover's loader, saver, stream and window pools; the
+// device stays open (it is the caller's).
+func (m *DeviceMover) Close() error {
+	var errs []error
+	if m.loader != nil {
+		errs = append(errs, m.loader.Close())
+	}
+	if m.saver != nil {
+		errs = append(errs, m.saver.Close())
+	}
+	if m.stream != nil {
+		errs = append(errs, m.stream.Destroy())
+	}
+	errs = append(errs, transfer.ClosePagePools(m.pools))
+	return errors.Join(errs...)
+}

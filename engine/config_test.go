@@ -1,0 +1,74 @@
+package engine
+
+import (
+	"testing"
+
+	"github.com/kvctl/kvctl/keys"
+)
+
+func TestConfigValidation(t *testing.T) {
+	tests := []struct {
+		name string
+		edit func(*Config)
+		ok   bool
+	}{
+		{"defaults", func(*Config) {}, true},
+		{"no pool", func(c *Config) { c.Pool = nil }, false},
+		{"every role", func(c *Config) { c.Role = RoleCapacity }, true},
+		{"unknown role", func(c *Config) { c.Role = "reader" }, false},
+		{"unknown backoff", func(c *Config) { c.LocalReuseBackoff = "keep" }, false},
+		{"negative lookahead", func(c *Config) { c.Lookahead = -1 }, false},
+		{"alignment not dividing T", func(c *Config) { c.ReuseMatchAlignment = 5 }, false},
+		{"tensor parallel", func(c *Config) { c.Layout = DefaultLayout(32); c.Layout.World = 2 }, false},
+		{"zero bandwidth", func(c *Config) { c.Costs = Costs{IterationMS: 1} }, false},
+		{"negative cost", func(c *Config) { c.Costs = DefaultCosts(); c.Costs.PrefillTokenMS = -1 }, false},
+		{"bad layer group", func(c *Config) {
+			c.Layout = DefaultLayout(32)
+			c.Layout.LayerGroups[0].BytesPerPage = 0
+		}, false},
+		{"gpu bytes too small", func(c *Config) { c.GPUBlocks, c.GPUBytes = 0, 10 }, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, _ := testConfig(t)
+			cfg.Layout = keys.Layout{}
+			tt.edit(&cfg)
+			_, err := newEngine(cfg)
+			if (err == nil) != tt.ok {
+				t.Errorf("newEngine(%s) = %v, want ok %v", tt.name, err, tt.ok)
+			}
+		})
+	}
+}
+
+func TestGPUBlocks(t *testing.T) {
+	tests := []struct {
+		blocks int
+		bytes  int64
+		want   int
+	}{
+		{0, 0, DefaultGPUBlocks},
+		{100, 1 << 30, 100},
+		{0, 1000 * DefaultPageBytes, 1000},
+	}
+	for _, tt := range tests {
+		got, err := Config{GPUBlocks: tt.blocks, GPUBytes: tt.bytes}.gpuBlocks(DefaultPageBytes)
+		if err != nil || got != tt.want {
+			t.Errorf("gpuBlocks(blocks %d, bytes %d) = %d, %v; want %d", tt.blocks, tt.bytes, got, err, tt.want)
+		}
+	}
+}
+
+func TestPoolCapacity(t *testing.T) {
+	l := DefaultLayout(32)
+	small := PoolCapacity(l, 1000)
+	if small != 64<<20 {
+		t.Errorf("PoolCapacity(1000 tokens) = %d, want the 64 MiB floor", small)
+	}
+	// 145M tokens at T=32, one 128-byte page per block, under 85%.
+	got := PoolCapacity(l, 145_000_000)
+	need := int64(145_000_000/32) * DefaultPageBytes
+	if got < need || float64(need)/float64(got) > 0.86 || got%(1<<20) != 0 {
+		t.Errorf("PoolCapacity(145M tokens) = %d, want a MiB multiple with %d bytes at most 85%% of it", got, need)
+	}
+}
