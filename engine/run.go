@@ -33,21 +33,21 @@ func Run(ctx context.Context, cfg Config, src workload.Source, progress func(Pro
 	if err != nil {
 		return Report{}, err
 	}
-	defer e.close()
 	if cfg.MemoryLimit > 0 {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(cfg.MemoryLimit))
 	}
 	in := newArrivals(src)
-	defer in.stop()
 	err = e.loop(ctx, in, progress)
+	in.stop()
 	if err == nil {
 		err = in.err()
 	}
+	e.stats.Flush()
 	rep := e.report(ctx, time.Since(start))
 	if progress != nil {
 		progress(e.progress())
 	}
-	return rep, err
+	return rep, errors.Join(err, e.close())
 }
 
 // loop runs iterations until every request is done.
