@@ -5,7 +5,8 @@
 #
 # Environment: KEYS_BENCH_DIR (scratch, default /tmp/kvctl-keys-bench),
 # REQUESTS, TOKENS (file shape), RUNS (timed runs each, default 5).
-# Needs python3 and go; uses hyperfine when installed, else /usr/bin/time.
+# Needs python3 and go; uses hyperfine when installed, else times the runs
+# from Python (time.perf_counter around subprocess.run).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,12 +27,12 @@ fi
 (cd "$root" && go build -o "$kvctl" .)
 
 py=(python3 "$root/bench/keys_reference.py" --tokens-per-block "$T" "$input")
-go_table=("$kvctl" keys --requests "$input" --tokens-per-block "$T" -o table)
-go_keys=("$kvctl" keys --requests "$input" --tokens-per-block "$T" --model-key bench -o keys)
+go_table=("$kvctl" keys -q --requests "$input" --tokens-per-block "$T" -o table)
+go_keys=("$kvctl" keys -q --requests "$input" --tokens-per-block "$T" --model-key bench -o keys)
 
 # Correctness first: every request's block count and last hash must agree.
 "${py[@]}" >"$dir/python.txt"
-"$kvctl" keys --requests "$input" --tokens-per-block "$T" -o jsonl |
+"$kvctl" keys -q --requests "$input" --tokens-per-block "$T" -o jsonl |
 	python3 -c '
 import json, sys
 for line in sys.stdin:
@@ -46,20 +47,25 @@ if ! cmp -s "$dir/python.txt" "$dir/go.txt"; then
 fi
 echo "ok: $(wc -l <"$dir/go.txt") requests, same block hashes as the Python reference" >&2
 
-# seconds CMD...: mean wall time over $runs runs.
+# seconds CMD...: mean wall time of $runs runs after one warm-up run.
 seconds() {
 	if command -v hyperfine >/dev/null; then
 		hyperfine --warmup 1 --runs "$runs" --export-json "$dir/hf.json" --output null "$(printf '%q ' "$@")" >&2
 		python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["mean"])' "$dir/hf.json"
 		return
 	fi
-	"$@" >/dev/null # warm-up
-	local total=0 t
-	for _ in $(seq "$runs"); do
-		t=$( { /usr/bin/time -f %e "$@" >/dev/null; } 2>&1 | tail -1)
-		total=$(python3 -c "print($total + $t)")
-	done
-	python3 -c "print($total / $runs)"
+	python3 - "$runs" "$@" <<'PY'
+import statistics, subprocess, sys, time
+runs, cmd = int(sys.argv[1]), sys.argv[2:]
+times = []
+for i in range(runs + 1):
+    start = time.perf_counter()
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True)
+    if i:  # the first run warms the page cache
+        times.append(time.perf_counter() - start)
+print(f"{cmd[0]}: mean {statistics.mean(times)*1e3:.1f} ms, min {min(times)*1e3:.1f} ms", file=sys.stderr)
+print(statistics.mean(times))
+PY
 }
 
 mb=$(python3 -c "import os; print(os.path.getsize('$input') / 1e6)")

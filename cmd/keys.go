@@ -119,11 +119,15 @@ func runKeys(ctx context.Context, ios *IOStreams, g *globalOptions, o *keysOptio
 	return printKeysTable(ios, res)
 }
 
-// keysJob is one request line on its way through the workers.
+// keysBatchSize is the number of requests a worker hashes together: the
+// chains of a batch are hashed several at a time (keys.ExtendAll).
+const keysBatchSize = 16
+
+// keysJob is a batch of requests on its way through the workers.
 type keysJob struct {
-	seq int
-	req workload.Request
-	out chan keysDone
+	seq  int
+	reqs []workload.Request
+	out  chan keysDone
 }
 
 type keysDone struct {
@@ -141,10 +145,10 @@ func runKeysRequests(ctx context.Context, ios *IOStreams, g *globalOptions, path
 	defer r.Close()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	jobs := make(chan keysJob, 64)
-	order := make(chan chan keysDone, 256)
+	jobs := make(chan keysJob, 8)
+	order := make(chan chan keysDone, 64)
 	var table []keysResult
-	render := keysRenderer(g.Output, &table)
+	render := keysRenderer(s, g.Output, &table)
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() { keysWorker(s, jobs, render) })
@@ -169,9 +173,12 @@ func runKeysRequests(ctx context.Context, ios *IOStreams, g *globalOptions, path
 	return finishKeysOutput(ios, g.Output, table)
 }
 
+// feedKeysJobs reads requests and hands them to the workers in batches,
+// queueing each batch's result channel in input order.
 func feedKeysJobs(ctx context.Context, r io.Reader, name string, jobs chan<- keysJob, order chan<- chan keysDone) error {
 	seq := 0
-	err := workload.ReadRequests(r, name, func(line int, req workload.Request) error {
+	var batch []workload.Request
+	send := func() error {
 		done := make(chan keysDone, 1)
 		select {
 		case order <- done:
@@ -179,24 +186,49 @@ func feedKeysJobs(ctx context.Context, r io.Reader, name string, jobs chan<- key
 			return ctx.Err()
 		}
 		select {
-		case jobs <- keysJob{seq: seq, req: req, out: done}:
+		case jobs <- keysJob{seq: seq, reqs: batch, out: done}:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
-		seq++
+		seq += len(batch)
+		batch = nil
+		return nil
+	}
+	err := workload.ReadRequests(r, name, func(line int, req workload.Request) error {
+		batch = append(batch, req)
+		if len(batch) == keysBatchSize {
+			return send()
+		}
 		return nil
 	})
+	if err == nil && len(batch) > 0 {
+		err = send()
+	}
 	return asUsage(err)
 }
 
-func keysWorker(s keySetup, jobs <-chan keysJob, render func(int, keysResult) []byte) {
+func keysWorker(s keySetup, jobs <-chan keysJob, render keysRenderFunc) {
 	for j := range jobs {
-		res, err := computeKeys(s, j.req.ID, j.req.Scope(), j.req.Tokens)
+		chains := make([]*keys.Chain, len(j.reqs))
+		tokens := make([][]int64, len(j.reqs))
+		var err error
+		for i, req := range j.reqs {
+			if chains[i], err = newKeysChain(s, req.Scope()); err != nil {
+				err = asUsage(fmt.Errorf("request %q: %w", req.ID, err))
+				break
+			}
+			tokens[i] = req.Tokens
+		}
 		if err != nil {
-			j.out <- keysDone{err: asUsage(fmt.Errorf("request %q: %w", j.req.ID, err))}
+			j.out <- keysDone{err: err}
 			continue
 		}
-		j.out <- keysDone{out: render(j.seq, res)}
+		keys.ExtendAll(chains, tokens)
+		var out []byte
+		for i, req := range j.reqs {
+			out = render(out, j.seq+i, hashedPrompt{id: req.ID, numTokens: len(req.Tokens), chain: chains[i]})
+		}
+		j.out <- keysDone{out: out}
 	}
 }
 
@@ -214,26 +246,44 @@ func writeInOrder(w io.Writer, order <-chan chan keysDone) error {
 	return nil
 }
 
-// keysRenderer returns the per-request renderer for an output format; for
-// table and json the results are collected into table instead.
-func keysRenderer(output string, collected *[]keysResult) func(int, keysResult) []byte {
+// hashedPrompt is one request after hashing.
+type hashedPrompt struct {
+	id        string
+	numTokens int
+	chain     *keys.Chain
+}
+
+// keysRenderFunc appends a hashed prompt's output to dst; seq is its input
+// position.
+type keysRenderFunc func(dst []byte, seq int, p hashedPrompt) []byte
+
+// keysRenderer returns the renderer for an output format: keys and jsonl
+// stream; table and json collect results (in any order, sorted later).
+func keysRenderer(s keySetup, output string, collected *[]keysResult) keysRenderFunc {
+	bk := keysSpeller(s)
 	switch output {
 	case "keys":
-		return func(_ int, r keysResult) []byte { return appendKeyLines(nil, r) }
+		return func(dst []byte, _ int, p hashedPrompt) []byte { return appendChainKeyLines(dst, s, bk, p.chain) }
 	case "jsonl":
-		return func(_ int, r keysResult) []byte {
+		return func(dst []byte, _ int, p hashedPrompt) []byte {
 			var b bytes.Buffer
-			_ = writeJSONLine(&b, r)
-			return b.Bytes()
+			_ = writeJSONLine(&b, keysFromChain(s, bk, p.id, p.numTokens, p.chain))
+			return append(dst, b.Bytes()...)
 		}
 	}
 	var mu sync.Mutex
-	return func(seq int, r keysResult) []byte {
+	return func(dst []byte, seq int, p hashedPrompt) []byte {
+		var r keysResult
+		if output == "table" {
+			r = keysSummary(s, p)
+		} else {
+			r = keysFromChain(s, bk, p.id, p.numTokens, p.chain)
+		}
 		r.seq = seq
 		mu.Lock()
 		*collected = append(*collected, r)
 		mu.Unlock()
-		return nil
+		return dst
 	}
 }
 

@@ -36,34 +36,79 @@ type keysBlock struct {
 
 // computeKeys hashes one prompt and spells its keys.
 func computeKeys(s keySetup, id string, scope keys.Scope, tokens []int64) (keysResult, error) {
-	seed, err := keys.Seed(s.Scheme, scope, s.Lookahead)
-	if err != nil {
-		return keysResult{}, err
-	}
-	T := s.Layout.TokensPerBlock
-	chain, err := keys.NewChain(seed, T, s.Lookahead)
+	chain, err := newKeysChain(s, scope)
 	if err != nil {
 		return keysResult{}, err
 	}
 	chain.Extend(tokens)
-	n := chain.NumBlocks()
+	return keysFromChain(s, keysSpeller(s), id, len(tokens), chain), nil
+}
+
+// newKeysChain starts an empty chain for a scope.
+func newKeysChain(s keySetup, scope keys.Scope) (*keys.Chain, error) {
+	seed, err := keys.Seed(s.Scheme, scope, s.Lookahead)
+	if err != nil {
+		return nil, err
+	}
+	return keys.NewChain(seed, s.Layout.TokensPerBlock, s.Lookahead)
+}
+
+// keysSpeller spells page keys, or is nil without a model key.
+func keysSpeller(s keySetup) *keys.BlockKeys {
+	if s.Namespace.ModelKey == "" {
+		return nil
+	}
+	bk := s.Namespace.BlockKeys(s.Layout)
+	return &bk
+}
+
+// keysFromChain builds the result of a hashed prompt of numTokens tokens.
+func keysFromChain(s keySetup, bk *keys.BlockKeys, id string, numTokens int, chain *keys.Chain) keysResult {
+	T, n := s.Layout.TokensPerBlock, chain.NumBlocks()
 	res := keysResult{
 		ID: id, Scheme: s.Scheme, TokensPerBlock: T, PromptLookahead: s.Lookahead,
-		Seed: seed.String(), NumTokens: len(tokens), NumBlocks: n,
-		OfferableBlocks: keys.OfferableBlocks(len(tokens), T, n),
+		Seed: chain.Seed().String(), NumTokens: numTokens, NumBlocks: n,
+		OfferableBlocks: keys.OfferableBlocks(numTokens, T, n),
 		Blocks:          make([]keysBlock, n),
 	}
 	for i, h := range chain.Hashes() {
 		b := keysBlock{Index: i, Start: i * T, End: (i + 1) * T, Hash: h.String()}
-		if s.Namespace.ModelKey != "" {
-			b.PageKeys = s.Namespace.AppendBlockKeys(nil, s.Layout, h)
+		if bk != nil {
+			b.PageKeys = bk.Append(nil, h)
 			if s.GroupKeys {
 				b.GroupKey = s.Namespace.GroupKey(s.Layout.World, h)
 			}
 		}
 		res.Blocks[i] = b
 	}
-	return res, nil
+	return res
+}
+
+// keysSummary is a result with the counts and only the last block, which
+// is all the requests table shows.
+func keysSummary(s keySetup, p hashedPrompt) keysResult {
+	T, n := s.Layout.TokensPerBlock, p.chain.NumBlocks()
+	r := keysResult{ID: p.id, NumTokens: p.numTokens, NumBlocks: n, OfferableBlocks: keys.OfferableBlocks(p.numTokens, T, n)}
+	if n > 0 {
+		r.Blocks = []keysBlock{{Index: n - 1, Hash: p.chain.Hash(n - 1).String()}}
+	}
+	return r
+}
+
+// appendChainKeyLines appends one page key per line for every block of a
+// chain (then its group key, with --group-keys).
+func appendChainKeyLines(dst []byte, s keySetup, bk *keys.BlockKeys, c *keys.Chain) []byte {
+	var ks []string
+	for _, h := range c.Hashes() {
+		ks = bk.Append(ks[:0], h)
+		for _, k := range ks {
+			dst = append(append(dst, k...), '\n')
+		}
+		if s.GroupKeys {
+			dst = append(append(dst, s.Namespace.GroupKey(s.Layout.World, h)...), '\n')
+		}
+	}
+	return dst
 }
 
 // appendKeyLines appends one page key per line (then the group key, with

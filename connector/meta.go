@@ -54,6 +54,13 @@ type Meta struct {
 	dropped map[string]bool
 }
 
+// reset empties m for pass, keeping its buffers.
+func (m *Meta) reset(pass uint64) {
+	m.Pass = pass
+	m.Loads, m.Saves = m.Loads[:0], m.Saves[:0]
+	clear(m.dropped)
+}
+
 // DropBoundSaves drops the saves bound to request id in this pass
 // (drop_bound_saves): its KV is not what the saves would claim.
 func (m *Meta) DropBoundSaves(id string) {

@@ -36,6 +36,7 @@ type Scheduler struct {
 	pass   uint64
 	// finishing lists finished requests whose saves are not all confirmed.
 	finishing []string
+	meta      Meta // reused by BuildMeta
 }
 
 // reqState is the scheduler half's state of one request.
@@ -131,10 +132,12 @@ func (s *Scheduler) UpdateStateAfterAlloc(r *Request, numComputed, skipFront, ho
 // limit = min(addressable, (computed + loaded_this_pass + scheduled) / T),
 // from the first block not confirmed saved (so saves of a pass that never
 // reached the worker are emitted again). A block to load without a
-// destination page is an error.
+// destination page is an error. The Meta is the scheduler's own, valid
+// until the next BuildMeta.
 func (s *Scheduler) BuildMeta(pass []Scheduled) (*Meta, error) {
 	s.pass++
-	m := &Meta{Pass: s.pass}
+	m := &s.meta
+	m.reset(s.pass)
 	for _, sc := range pass {
 		st := s.reqs[sc.Req.ID]
 		if st == nil || !st.settled {

@@ -69,6 +69,7 @@ type Worker struct {
 	owners  []int // index into the pass's transfers of each batched page
 	items   []pool.PutItem
 	codes   []pool.Code
+	saves   []Transfer
 }
 
 // NewWorker returns the worker half. Lookups grant leases, as the

@@ -83,7 +83,7 @@ func (w *Worker) failLoad(m *Meta, id string) {
 // whose pages do not hold the KV of the hash it is saved under is an error:
 // uncomputed KV is never published.
 func (w *Worker) WaitForSave(ctx context.Context, m *Meta) error {
-	saves := m.Saves[:0:0]
+	saves := w.saves[:0]
 	for _, tr := range m.Saves {
 		if m.Dropped(tr.ReqID) {
 			continue
@@ -102,6 +102,7 @@ func (w *Worker) WaitForSave(ctx context.Context, m *Meta) error {
 		}
 	}
 	w.submit(saves)
+	w.saves = saves
 	return nil
 }
 

@@ -35,6 +35,11 @@ const (
 	DefaultMaxNumTokens = 8192
 	// DefaultModelKey is the model key of the default namespace.
 	DefaultModelKey = "kvctl-serve"
+	// SuggestedMemoryLimit is a Config.MemoryLimit for serve: a replay of
+	// the 145M-token Mooncake conversation trace with the default layout
+	// and an embedded pool holds about 1.1 GB live and peaks at about
+	// 1.65 GiB resident under this limit.
+	SuggestedMemoryLimit = 1700 << 20
 )
 
 // Roles of the connector.
@@ -122,9 +127,12 @@ type Config struct {
 	// Regions splits synthetic pages (default DefaultRegions).
 	Regions int
 	// MemoryLimit, when positive, is the Go runtime's soft memory limit
-	// during the run (runtime/debug.SetMemoryLimit), restored afterwards:
-	// the pool's pages are long-lived, and without a limit the garbage
-	// collector lets the heap grow to twice them.
+	// during the run (runtime/debug.SetMemoryLimit), with the GOGC
+	// percentage off so that the collector runs only as the heap nears the
+	// limit; both are restored afterwards. The pool's pages and index are
+	// long-lived: without a limit the collector lets the heap grow to twice
+	// them, and with GOGC on it rescans them far more often. See
+	// SuggestedMemoryLimit.
 	MemoryLimit int64
 }
 

@@ -54,12 +54,16 @@
 // the pool the same clock (NewMemPool) so that leases and eviction age in
 // virtual time.
 //
-// # Memory
+// # Memory and cost
 //
-// Only requests that arrived and are not finished hold tokens; the pool
-// holds the pages. A run of the 145M-token Mooncake conversation trace
-// stores about 3M pages: with the default 256-byte pages that is well under
-// a gigabyte including the pool's index. Cost grows linearly with prompt
-// tokens: hashing, key building and page generation are per block, with
-// buffers reused from pass to pass.
+// A request keeps no tokens: its prompt is hashed into its chain when it
+// arrives, and generated tokens are a function of its decode seed. The
+// pool holds the pages. Cost grows linearly with prompt tokens: hashing,
+// key building and page generation are per block, with buffers reused
+// from pass to pass. With the default layout (T=32, one 128-byte page per
+// block), verification on, an embedded pool sized by PoolCapacity and
+// Config.MemoryLimit = SuggestedMemoryLimit, the 12,031-request Mooncake
+// conversation trace (145M prompt tokens, ~3M pages stored) replays in
+// about 20 s on two cores at about 1.65 GiB resident, with a hit rate
+// equal to the trace's ideal prefix reuse (0.374; no eviction).
 package engine

@@ -6,17 +6,14 @@ package engine
 func (e *engine) emit() {
 	now := e.clock.ElapsedMS()
 	for _, r := range e.batch {
-		if r.phase != phaseRunning || r.computed != len(r.tokens) {
+		if r.phase != phaseRunning || r.computed != r.contextLen() {
 			continue
 		}
-		tok := NextToken(r.decodeSeed, len(r.tokens))
-		r.tokens = append(r.tokens, tok)
-		e.token[0] = tok
+		e.token[0] = NextToken(r.decodeSeed, r.contextLen())
 		r.conn.Chain.Extend(e.token[:])
 		r.generated++
 		if !r.hasFirstTok {
 			r.hasFirstTok = true
-			r.firstTokMS = now
 			e.lat.ttft = append(e.lat.ttft, now-r.arrivalMS)
 		} else {
 			e.lat.itl = append(e.lat.itl, float32(now-r.lastTokMS))
@@ -45,11 +42,11 @@ func (e *engine) finish(r *request) {
 	e.retire(r)
 }
 
-// retire frees a finished request's pages and drops its tokens.
+// retire frees a finished request's pages and drops its chain.
 func (e *engine) retire(r *request) {
 	r.phase = phaseDone
 	e.kv.release(&r.alloc)
-	r.tokens, r.conn.Blocks, r.conn.Chain = nil, nil, nil
+	r.conn.Blocks, r.conn.Chain = nil, nil
 }
 
 // releaseFinishing retires the finished requests whose saves are all

@@ -42,12 +42,12 @@ type engine struct {
 
 // counters are the report's request and token counters.
 type counters struct {
-	requests, completed, failed         int64
-	promptTokens, computedPromptTokens  int64
-	localHitTokens, poolHitTokens       int64
-	restarts, preemptions, mismatches   int64
-	iterations, prefillTokens, decodeTk int64
-	completedPromptTokens               int64
+	requests, completed, failed        int64
+	promptTokens, computedPromptTokens int64
+	localHitTokens, poolHitTokens      int64
+	restarts, preemptions, mismatches  int64
+	iterations                         int64
+	completedPromptTokens              int64
 }
 
 func newEngine(cfg Config) (*engine, error) {

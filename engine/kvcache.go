@@ -35,7 +35,7 @@ func newKVCache(pages *pageMemory, tokensPerBlock, alignment int) (*kvCache, err
 	if err := checkAlignment(alignment, tokensPerBlock); err != nil {
 		return nil, err
 	}
-	c := &kvCache{pages: pages, tree: newRadixTree(), alignment: alignment, perBlock: tokensPerBlock}
+	c := &kvCache{pages: pages, tree: newRadixTree(pages.blocks), alignment: alignment, perBlock: tokensPerBlock}
 	c.free = make([]int32, pages.blocks)
 	for i := range c.free {
 		c.free[i] = int32(pages.blocks - 1 - i) // pop from the end: block 0 first

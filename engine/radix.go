@@ -26,13 +26,16 @@ type radixNode struct {
 // unreachable (a match walks from the root) until they age out too.
 type radixTree struct {
 	nodes map[keys.Hash]*radixNode
+	// byBlock holds the node of each KV block: a block is cached under
+	// at most one hash at a time, so nodes are never allocated.
+	byBlock []radixNode
 	// lru is a sentinel: lru.next is the oldest unreferenced node.
 	lru    radixNode
 	lruLen int
 }
 
-func newRadixTree() *radixTree {
-	t := &radixTree{nodes: make(map[keys.Hash]*radixNode)}
+func newRadixTree(blocks int) *radixTree {
+	t := &radixTree{nodes: make(map[keys.Hash]*radixNode, blocks), byBlock: make([]radixNode, blocks)}
 	t.lru.next, t.lru.prev = &t.lru, &t.lru
 	return t
 }
@@ -63,7 +66,8 @@ func (t *radixTree) insert(h keys.Hash, block int32, parent *radixNode) *radixNo
 	if parent != nil && t.nodes[parent.hash] != parent {
 		return nil
 	}
-	n := &radixNode{hash: h, block: block, parent: parent, refs: 1}
+	n := &t.byBlock[block]
+	*n = radixNode{hash: h, block: block, parent: parent, refs: 1}
 	if parent != nil {
 		parent.children++
 	}

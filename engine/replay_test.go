@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"errors"
+	"runtime/debug"
 	"testing"
 
 	"github.com/kvctl/kvctl/connector"
@@ -160,5 +162,76 @@ func TestVerificationDetectsCorruption(t *testing.T) {
 	second.Verify = false
 	if rep, err := Run(ctx, second, testWorkload, nil); err != nil || rep.VerifyMismatches != 0 {
 		t.Errorf("replay without verification: %d mismatches, %v; want 0 and nil", rep.VerifyMismatches, err)
+	}
+}
+
+func TestMemoryLimitRestored(t *testing.T) {
+	cfg, _ := testConfig(t)
+	cfg.MemoryLimit = 1 << 40
+	before := debug.SetMemoryLimit(-1)
+	gcBefore := debug.SetGCPercent(100)
+	debug.SetGCPercent(gcBefore)
+	runOK(t, cfg, testWorkload)
+	if after := debug.SetMemoryLimit(-1); after != before {
+		t.Errorf("memory limit after Run = %d, want %d restored", after, before)
+	}
+	if gc := debug.SetGCPercent(gcBefore); gc != gcBefore {
+		t.Errorf("GC percent after Run = %d, want %d restored", gc, gcBefore)
+	}
+}
+
+func TestProgressReportsTheEnd(t *testing.T) {
+	cfg, _ := testConfig(t)
+	var last Progress
+	calls := 0
+	rep, err := Run(context.Background(), cfg, testWorkload, func(p Progress) { last = p; calls++ })
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Progress{Requests: rep.Requests, Completed: rep.Completed, Iterations: rep.Iterations,
+		VirtualMS: cfg.Clock.ElapsedMS(), HitRate: rep.HitRate}
+	if calls == 0 || last != want {
+		t.Errorf("last of %d progress calls = %+v, want %+v", calls, last, want)
+	}
+}
+
+func TestRunStopsWithTheContext(t *testing.T) {
+	cfg, _ := testConfig(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Run(ctx, cfg, testWorkload, nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("Run with a cancelled context = %v, want context.Canceled", err)
+	}
+}
+
+func TestRoles(t *testing.T) {
+	tests := []struct {
+		role                 string
+		wantSaves, wantLoads bool
+		wantLookedUpNonZero  bool
+	}{
+		{RoleBoth, true, true, true},
+		{RoleProducer, true, false, false},
+		{RoleConsumer, false, true, true},
+		{RoleCapacity, false, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.role, func(t *testing.T) {
+			cfg, _ := testConfig(t)
+			runOK(t, cfg, testWorkload) // fill the pool first
+
+			cfg.Role, cfg.Clock = tt.role, NewClock()
+			rep := runOK(t, cfg, sliceSource{{ID: "new", Tokens: tokensOf(0, 100), OutputLength: 2}})
+			rep2 := runOK(t, cfg, testWorkload)
+			if got := rep.SavedPages > 0; got != tt.wantSaves {
+				t.Errorf("role %s saved %d pages of a new prompt, want saves %v", tt.role, rep.SavedPages, tt.wantSaves)
+			}
+			if got := rep2.LoadedPages > 0; got != tt.wantLoads {
+				t.Errorf("role %s loaded %d pages, want loads %v", tt.role, rep2.LoadedPages, tt.wantLoads)
+			}
+			if got := rep2.PrefixHoles.LookedUpBlocks > 0; got != tt.wantLookedUpNonZero {
+				t.Errorf("role %s looked up %d blocks, want lookups %v", tt.role, rep2.PrefixHoles.LookedUpBlocks, tt.wantLookedUpNonZero)
+			}
+		})
 	}
 }

@@ -60,6 +60,9 @@ type Percentiles struct {
 type Progress struct {
 	Requests, Completed, Failed int64
 	Iterations                  int64
+	// Restarts are readmissions after a failed load; Preemptions after
+	// running out of pages.
+	Restarts, Preemptions int64
 	// VirtualMS is the virtual clock, in milliseconds.
 	VirtualMS float64
 	// HitRate is (local + pool hit tokens) / prompt tokens of the
@@ -96,7 +99,7 @@ func hitRate(local, poolHits, prompt int64) float64 {
 func (e *engine) progress() Progress {
 	c := e.counts
 	return Progress{Requests: c.requests, Completed: c.completed, Failed: c.failed, Iterations: c.iterations,
-		VirtualMS: e.clock.ElapsedMS(), HitRate: hitRate(c.localHitTokens, c.poolHitTokens, c.completedPromptTokens)}
+		Restarts: c.restarts, Preemptions: c.preemptions, VirtualMS: e.clock.ElapsedMS(), HitRate: hitRate(c.localHitTokens, c.poolHitTokens, c.completedPromptTokens)}
 }
 
 // report assembles the Report at the end of a replay.

@@ -23,9 +23,7 @@ const (
 type request struct {
 	userID    string
 	conn      connector.Request // ID, Chain, NumTokens, Blocks
-	seq       int
 	arrivalMS float64
-	tokens    []int64 // prompt, then generated tokens
 	promptLen int
 	outputLen int
 	generated int
@@ -35,24 +33,28 @@ type request struct {
 	computed int
 	// written counts the leading blocks whose pages hold their KV.
 	written int
-	// per pass
-	scheduled   int
-	loadTokens  int
-	decodeSeed  uint64
-	firstTokMS  float64
+	// scheduled and loadTokens are the tokens the current pass computes
+	// and loads.
+	scheduled, loadTokens int
+	// decodeSeed drives the generated tokens (NextToken).
+	decodeSeed uint64
+	// lastTokMS is when the last token came out, if one did.
 	lastTokMS   float64
 	hasFirstTok bool
-	// covered is how many leading prompt tokens were ever served, and by
-	// what (first time only), for the hit counters.
+	// covered is how many leading prompt tokens were ever served; each was
+	// counted once, by what served it first.
 	covered                      int
 	localHit, poolHit, selfBuilt int
 }
 
-// newRequest makes the engine state of a workload request; the chain is
-// seeded but not extended until admission.
+// newRequest makes the engine state of a workload request. The chain is
+// extended with the prompt at once: the request keeps no tokens (the
+// chain's hashes are all it needs, and generated tokens are a function of
+// the decode seed), so the source may reuse its token buffer.
 func newRequest(seq int, id string, tokens []int64, arrivalMS int64, outputLen int, chain *keys.Chain) *request {
-	r := &request{userID: id, seq: seq, arrivalMS: float64(arrivalMS), tokens: tokens,
+	r := &request{userID: id, arrivalMS: float64(arrivalMS),
 		promptLen: len(tokens), outputLen: max(1, outputLen)}
+	chain.Extend(tokens)
 	r.conn = connector.Request{ID: seqID(seq), Chain: chain}
 	r.decodeSeed = decodeSeed(tokens)
 	return r
@@ -73,8 +75,8 @@ func decodeSeed(tokens []int64) uint64 {
 	return xxh3.HashSeed(b[:8*len(tail)], uint64(len(tokens)))
 }
 
-// cover counts prompt tokens [from, to) as served by kind the first time
-// they are served.
+// cover counts the prompt tokens of [from, to) not served before into
+// counter; ranges come in order from the start of the prompt.
 func (r *request) cover(from, to int, counter *int) {
 	to = min(to, r.promptLen)
 	if to <= r.covered || from > r.covered {
@@ -84,6 +86,7 @@ func (r *request) cover(from, to int, counter *int) {
 	r.covered = to
 }
 
-// context is the number of tokens the request computes from: the prompt,
-// or prompt and generated tokens after a preemption or restart.
-func (r *request) contextLen() int { return len(r.tokens) }
+// contextLen is the number of known tokens: the prompt and the tokens
+// generated so far. The request computes from all of them after a
+// preemption or restart.
+func (r *request) contextLen() int { return r.promptLen + r.generated }

@@ -18,9 +18,10 @@ const progressEvery = 200 * time.Millisecond
 // against cfg.Pool and reports the outcome. Requests enter the waiting
 // queue when the virtual clock reaches their arrival time; the clock
 // advances by each iteration's modelled cost and jumps over idle gaps, so
-// the replay runs as fast as the CPU allows. Only requests that arrived
-// and are not finished are held in memory (src is read as the replay goes;
-// it must not reuse token buffers between requests). progress, when not
+// the replay runs as fast as the CPU allows. src is read as the replay
+// goes, one request ahead; a request's tokens are hashed into its chain
+// when it arrives and not kept, so the source may hand every request the
+// same token buffer (workload.FileSource.ReuseTokens). progress, when not
 // nil, is called about every 200 ms of wall time and once at the end.
 //
 // A request that can never fit in the KV cache, or has an empty prompt,
@@ -35,6 +36,7 @@ func Run(ctx context.Context, cfg Config, src workload.Source, progress func(Pro
 	}
 	if cfg.MemoryLimit > 0 {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(cfg.MemoryLimit))
+		defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	}
 	in := newArrivals(src)
 	err = e.loop(ctx, in, progress)
@@ -47,7 +49,10 @@ func Run(ctx context.Context, cfg Config, src workload.Source, progress func(Pro
 	if progress != nil {
 		progress(e.progress())
 	}
-	return rep, errors.Join(err, e.close())
+	if cerr := e.close(); cerr != nil {
+		err = errors.Join(err, cerr)
+	}
+	return rep, err
 }
 
 // loop runs iterations until every request is done.

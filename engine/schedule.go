@@ -114,11 +114,12 @@ func ceilDiv(a, b int) int { return (a + b - 1) / b }
 func (e *engine) admit(ctx context.Context, r *request, budget int) (bool, error) {
 	t := e.perBlock
 	chain := r.conn.Chain
-	if n := chain.NumTokens(); n < len(r.tokens) {
-		chain.Extend(r.tokens[n:])
+	if cap(r.alloc.blocks) == 0 {
+		n := ceilDiv(r.promptLen+r.outputLen, t)
+		r.alloc.blocks, r.alloc.nodes = make([]int32, 0, n), make([]*radixNode, 0, n)
 	}
-	r.conn.NumTokens = len(r.tokens)
-	limit := keys.OfferableBlocks(len(r.tokens), t, chain.NumBlocks())
+	r.conn.NumTokens = r.contextLen()
+	limit := keys.OfferableBlocks(r.contextLen(), t, chain.NumBlocks())
 	k := e.kv.match(&r.alloc, chain.Hashes(), limit)
 	matched := e.localMatch(k)
 	e.kv.truncate(&r.alloc, matched/t)

@@ -109,7 +109,7 @@ func (e *engine) forward() (prefill, decode int) {
 			continue
 		}
 		n := r.scheduled
-		if n == 1 && r.generated > 0 && r.computed == len(r.tokens)-1 {
+		if n == 1 && r.generated > 0 && r.computed == r.contextLen()-1 {
 			decode++
 		} else {
 			prefill += n
@@ -121,8 +121,6 @@ func (e *engine) forward() (prefill, decode int) {
 		r.computed += n
 		e.writeBlocks(r)
 	}
-	e.counts.prefillTokens += int64(prefill)
-	e.counts.decodeTk += int64(decode)
 	return prefill, decode
 }
 

@@ -130,3 +130,14 @@ func BenchmarkExtendAll(b *testing.B) {
 	}
 	reportBlocks(b, n*len(prompt), 32)
 }
+
+// BenchmarkBlockKeys is BenchmarkAppendBlockKeys with the speller made once.
+func BenchmarkBlockKeys(b *testing.B) {
+	l := Layout{TokensPerBlock: 32, LayerGroups: []LayerGroup{{0, 65536}, {1, 4096}}, Replicated: []LayerGroup{{2, 1024}}, World: 4, Ranks: []int{0, 1, 2, 3}}
+	k := Namespace{ModelKey: "deepseek-r1"}.BlockKeys(l)
+	dst := make([]string, 0, 16)
+	b.ReportAllocs()
+	for b.Loop() {
+		dst = k.Append(dst[:0], Hash{1})
+	}
+}

@@ -149,11 +149,11 @@ TEXT ·blockHash8(SB), NOSPLIT, $0-40
 	emit("MOVQ h+16(FP), SI")
 	emit("MOVQ window+24(FP), DX")
 	emit("MOVQ compressions+32(FP), R9")
-	emit("LEAQ 2(DX), DX")      // words left, parent included
-	emit("LEAQ (DX*8), R11")    // message bytes
-	emit("XORQ CX, CX")         // compression index c
-	emit("MOVQ $-16, BX")       // 8*(16c-2)
-	emit("MOVQ $128, R10")      // bytes through this compression, unclamped
+	emit("LEAQ 2(DX), DX")   // words left, parent included
+	emit("LEAQ (DX*8), R11") // message bytes
+	emit("XORQ CX, CX")      // compression index c
+	emit("MOVQ $-16, BX")    // 8*(16c-2)
+	emit("MOVQ $128, R10")   // bytes through this compression, unclamped
 	emit("MOVQ $0x%x, R12", param)
 	emit("VPBROADCASTQ R12, Z0")
 	emit("VPBROADCASTQ blake2bIV<>+0(SB), Z1")

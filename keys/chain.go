@@ -28,7 +28,7 @@ type Chain struct {
 	// little-endian int64: 16 + (T+L)*8 bytes; fill counts the token bytes.
 	win  []byte
 	fill int
-	sum  hash.Hash
+	sum  hash.Hash // made at the first block Extend hashes
 }
 
 // NewChain returns an empty chain starting at seed, for blocks of
@@ -40,15 +40,10 @@ func NewChain(seed Hash, tokensPerBlock, lookahead int) (*Chain, error) {
 	if lookahead < 0 {
 		return nil, fmt.Errorf("prompt lookahead must not be negative, got %d", lookahead)
 	}
-	d, err := blake2b.New(HashSize, nil)
-	if err != nil {
-		return nil, err
-	}
 	c := &Chain{
 		perBlock:  tokensPerBlock,
 		lookahead: lookahead,
 		win:       make([]byte, HashSize+(tokensPerBlock+lookahead)*8),
-		sum:       d,
 	}
 	c.Reset(seed)
 	return c, nil
@@ -85,6 +80,9 @@ func (c *Chain) Extend(tokens []int64) {
 // hashBlock hashes the full window, makes the hash the next parent and
 // keeps the lookahead tokens, which open the next block's window.
 func (c *Chain) hashBlock() {
+	if c.sum == nil {
+		c.sum, _ = blake2b.New(HashSize, nil) // 16 is a valid size and there is no key
+	}
 	c.sum.Reset()
 	c.sum.Write(c.win)
 	c.sum.Sum(c.win[:0]) // the new parent overwrites the old one

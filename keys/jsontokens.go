@@ -122,7 +122,7 @@ const (
 // ASCII digits (8 when all are).
 func leadingDigits(x uint64) int {
 	low := x & lowBits7
-	tooBig := low + 0x4646464646464646   // high bit set when low >= ':'
+	tooBig := low + 0x4646464646464646    // high bit set when low >= ':'
 	bigEnough := low + 0x5050505050505050 // high bit set when low >= '0'
 	nonDigit := (tooBig | ^bigEnough | x) & highBits
 	return bits.TrailingZeros64(nonDigit) >> 3

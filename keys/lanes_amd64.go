@@ -2,6 +2,8 @@
 
 package keys
 
+//go:generate go run blake2b8_gen.go
+
 import (
 	"unsafe"
 

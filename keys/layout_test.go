@@ -145,3 +145,23 @@ func TestNamespaceValidate(t *testing.T) {
 		t.Errorf("Namespace{ModelKey: m}.Validate() = %v, want nil", err)
 	}
 }
+
+func TestBlockKeysMatchesAppendBlockKeys(t *testing.T) {
+	h, _ := ParseHash("34de2f9ab1a94b56f2010f2f4955b452")
+	for _, l := range []Layout{
+		{TokensPerBlock: 16, LayerGroups: []LayerGroup{{0, 65536}, {1, 4096}}, Replicated: []LayerGroup{{2, 1024}}, World: 2, Ranks: []int{0, 1}},
+		{TokensPerBlock: 32, LayerGroups: []LayerGroup{{0, 1}}, World: 1, Ranks: []int{0}},
+		{TokensPerBlock: 32, Replicated: []LayerGroup{{7, 3}}, World: 8},
+		{},
+	} {
+		ns := Namespace{Name: "ns", ModelKey: "m"}
+		k := ns.BlockKeys(l)
+		want := ns.AppendBlockKeys([]string{"x"}, l, h)
+		if diff := cmp.Diff(want, k.Append([]string{"x"}, h)); diff != "" {
+			t.Errorf("BlockKeys(%+v).Append (-AppendBlockKeys +got):\n%s", l, diff)
+		}
+		if k.PagesPerBlock() != l.PagesPerBlock() {
+			t.Errorf("PagesPerBlock() = %d, want %d", k.PagesPerBlock(), l.PagesPerBlock())
+		}
+	}
+}

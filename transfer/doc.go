@@ -18,8 +18,16 @@
 // Without direct mode, pages go through pinned host staging: slots of
 // max_bytes_per_page bytes, slots = max(1, min(batch, staging_bytes /
 // max_bytes_per_page)) (StagingGeometry), one staging pool per direction
-// (a Loader's and a Saver's), allocated once. A batch of at most slots
-// pages is one store call.
+// (a Loader's and a Saver's), allocated once. A batch is at most slots
+// pages. The pool holds StagingBuffers buffers of slots slots (default 2,
+// reduced to what staging_bytes holds, at least 1) so that the store calls
+// of one batch overlap the device copies of the previous one: a buffer is
+// reused once an event recorded after its copies completed.
+//
+// A batch's Get or Put is split into up to Parallel concurrent store calls
+// (default min(GOMAXPROCS, 8), shared evenly by async workers) of
+// contiguous pages, each moving at least MinCallBytes; smaller batches
+// are one call. The store must be safe for concurrent use.
 //
 // # Loads
 //
@@ -34,29 +42,40 @@
 // GPU pages with the copy mode) and sync (stream synchronize). A page whose
 // Get result is not its page size (missing, evicted) fails its request:
 // the key is listed in LoadResult.Missing, the request's other pages are
-// skipped, and only landed slots of requests still whole are copied.
+// skipped, and only landed slots of requests still whole are copied. The
+// copies of batch k are queued once all of its Gets returned, and run
+// while the Gets of batch k+1 fill the other buffer; pages count as landed
+// once their copies completed. Every call ends with a stream synchronize.
 //
 // # Saves
 //
 // A Saver copies GPU pages to staging after an event (the forward pass),
 // then puts them. Phases: resolve (validate, and with SkipExisting one
 // Exist call per batch, skipping present keys), describe, stage (gather to
-// staging with the copy mode), sync, put. Put failures are counted per
-// page and not retried; ObjectAlreadyExists answers are counted apart.
+// staging with the copy mode), sync, put. The gather of batch k+1 is queued
+// before batch k is put, into the other buffer. Put failures are counted
+// per page and not retried; ObjectAlreadyExists answers are counted apart.
 //
 // # Direct mode
 //
 // With Direct, a pool that offers its arenas (ArenaStore, as pool/mem
 // does) has them registered with the driver (mapped pinned memory) and
 // pages are copied from the pool's memory in place (View), without
-// staging. Direct mode is for loads only: no pool offers a put that writes
-// into its arenas from the device.
+// staging. The views of up to StagingBuffers batches are held while their
+// copies run. Direct mode is for loads only: no pool offers a put that
+// writes into its arenas from the device.
 //
 // # Statistics
 //
-// Per-phase wall times, the CPU time of the thread running each phase
-// (Linux, CLOCK_THREAD_CPUTIME_ID; the goroutine stays on its thread for
-// the call) and counters go to a Stats sink when one is given; with a nil
-// sink no clock is read. Bench drives a whole benchmark run (kvctl bench
-// load|save).
+// Per-phase wall times, CPU times (Linux, CLOCK_THREAD_CPUTIME_ID; the
+// goroutine stays on its thread for the call) and counters go to a Stats
+// sink when one is given; with a nil sink no clock is read. Wall times are
+// those of the goroutine running the call and add up to the call's time.
+// Since the device copies of one batch overlap the next batch's store
+// calls, that overlap is charged to get or put, unstage and stage are the
+// time to queue the copies, and sync only the time spent waiting for the
+// device. The CPU time of get and put sums every thread that ran the
+// batch's store calls, so it may exceed the wall time. The device's own
+// copy time is measured with events (Totals.DeviceCopy). Bench drives a
+// whole benchmark run (kvctl bench load|save).
 package transfer

@@ -12,12 +12,20 @@ type Geometry struct {
 	SlotBytes int64 `json:"slot_bytes"`
 	// StagingBytes is the budget the slots were cut from.
 	StagingBytes int64 `json:"staging_bytes"`
+	// Buffers is the number of staging buffers of Slots slots each that
+	// the lane cycles through (Options.StagingBuffers, as many as the
+	// budget holds); 0 before a loader, saver or worker sets it.
+	Buffers int `json:"buffers,omitempty"`
 	// Warning says why Slots differs from Batch; empty when it does not.
 	Warning string `json:"warning,omitempty"`
 }
 
-// AllocBytes is the pinned memory the slots take.
+// AllocBytes is the pinned memory one buffer's slots take.
 func (g Geometry) AllocBytes() int64 { return int64(g.Slots) * g.SlotBytes }
+
+// PinnedBytes is the pinned memory every buffer takes (none in direct
+// mode, where Buffers only bounds the batches in flight).
+func (g Geometry) PinnedBytes() int64 { return g.AllocBytes() * int64(max(g.Buffers, 1)) }
 
 // StagingGeometry computes the connector's staging geometry:
 // slots = max(1, min(batch, stagingBytes / maxPageBytes)). When that

@@ -2,13 +2,14 @@ package transfer
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/kvctl/kvctl/cuda"
+	"github.com/kvctl/kvctl/pool"
 )
 
 // lane is one stream's worth of transfer machinery: the stream, a copier
-// in the chosen mode, staging slots (none in direct mode) and per-batch
+// in the chosen mode, staging buffers (none in direct mode), the slot sets
+// that cycle through them, the fan-out of store calls and per-batch
 // scratch space.
 type lane struct {
 	o      Options
@@ -17,48 +18,88 @@ type lane struct {
 	copier *cuda.Copier
 	stage  *staging
 	arenas *arenaMap
+	fan    fanout
+	sets   []*slotSet
+	next   int // the set acquire hands out next
 
 	items  []pageItem
 	keys   []string
 	bufs   [][]byte
 	n      []int64
+	ptrs   []cuda.DevPtr
+	puts   []pool.PutItem
+	codes  []pool.Code
 	copies []cuda.Copy
 	spans  []int // spans[i]: end of item i's copies in copies
 }
 
-func newLane(o Options, geo Geometry, arenas *arenaMap) (*lane, error) {
-	l := &lane{o: o, geo: geo, arenas: arenas}
-	var err error
-	if l.copier, err = cuda.NewCopier(o.Device, o.Mode); err != nil {
-		return nil, err
+// newLane builds a lane whose staging buffers come out of budget bytes.
+func newLane(o Options, geo Geometry, arenas *arenaMap, budget int64, parallel int) (*lane, error) {
+	geo.Buffers = stagingBuffers(o.StagingBuffers, geo, budget)
+	if arenas != nil {
+		geo.Buffers = o.StagingBuffers
 	}
-	if l.stream, err = o.Device.NewStream(); err != nil {
+	l := &lane{o: o, geo: geo, arenas: arenas, fan: fanout{most: parallel, measure: o.Stats != nil}}
+	if err := l.open(); err != nil {
 		l.close()
 		return nil, err
-	}
-	if arenas == nil {
-		if l.stage, err = newStaging(o.Device, geo); err != nil {
-			l.close()
-			return nil, err
-		}
 	}
 	l.keys = make([]string, geo.Slots)
 	l.bufs = make([][]byte, geo.Slots)
 	l.n = make([]int64, geo.Slots)
+	l.ptrs = make([]cuda.DevPtr, geo.Slots)
+	l.puts = make([]pool.PutItem, geo.Slots)
+	l.codes = make([]pool.Code, geo.Slots)
 	return l, nil
+}
+
+// open allocates the copier, the stream, the staging and the slot sets.
+func (l *lane) open() error {
+	var err error
+	if l.copier, err = cuda.NewCopier(l.o.Device, l.o.Mode); err != nil {
+		return err
+	}
+	if l.stream, err = l.o.Device.NewStream(); err != nil {
+		return err
+	}
+	if l.arenas == nil {
+		if l.stage, err = newStaging(l.o.Device, l.geo); err != nil {
+			return err
+		}
+	}
+	for b := range l.geo.Buffers {
+		s, err := newSlotSet(l.o.Device, b, l.o.Stats != nil)
+		if err != nil {
+			return err
+		}
+		l.sets = append(l.sets, s)
+	}
+	return nil
 }
 
 // close synchronizes the stream and frees everything.
 func (l *lane) close() error {
 	var errs []error
 	if l.stream != nil {
-		errs = append(errs, l.stream.Synchronize(), l.stream.Destroy())
+		errs = append(errs, l.stream.Synchronize())
+	}
+	for _, s := range l.sets {
+		s.finish()
+		errs = append(errs, s.destroy())
+	}
+	if l.stream != nil {
+		errs = append(errs, l.stream.Destroy())
 	}
 	if l.copier != nil {
 		errs = append(errs, l.copier.Close())
 	}
 	errs = append(errs, l.stage.close())
 	return errors.Join(errs...)
+}
+
+// slotPtr is the device address of slot i of set s.
+func (l *lane) slotPtr(s *slotSet) func(i int) cuda.DevPtr {
+	return func(i int) cuda.DevPtr { return l.stage.ptr(s.buffer, i) }
 }
 
 // describe appends the copies between each batch item's pool value
@@ -96,23 +137,6 @@ func (l *lane) keep(batch []pageItem, keep func(i int) bool) []cuda.Copy {
 	return l.copies[:out]
 }
 
-// run queues copies and synchronizes, charging unstage (or stage) and
-// sync; the stream is synchronized even when queueing failed, so that no
-// copy is left in flight over the staging slots.
-func (l *lane) run(copies []cuda.Copy, kind cuda.CopyKind, phase Phase, clk *phaseClock) error {
-	err := l.copier.Copy(l.stream, kind, copies)
-	clk.lap(phase)
-	serr := l.stream.Synchronize()
-	clk.lap(PhaseSync)
-	if err != nil {
-		return fmt.Errorf("%s: %w", phase, err)
-	}
-	if serr != nil {
-		return fmt.Errorf("%s: stream sync: %w", phase, serr)
-	}
-	return nil
-}
-
 // nextBatch collects up to Slots items from items[*next:], skipping those
 // of failed jobs.
 func (l *lane) nextBatch(items []pageItem, next *int, failed []bool) []pageItem {
@@ -124,4 +148,13 @@ func (l *lane) nextBatch(items []pageItem, next *int, failed []bool) []pageItem 
 	}
 	l.items = batch
 	return batch
+}
+
+// batchBytes is the sum of the batch's page sizes.
+func batchBytes(batch []pageItem) int64 {
+	var n int64
+	for _, it := range batch {
+		n += it.bytes
+	}
+	return n
 }

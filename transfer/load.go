@@ -69,89 +69,103 @@ func (l *lane) load(ctx context.Context, jobs []LoadJob) ([]LoadResult, error) {
 		}
 	}
 	clk.lap(PhaseFence)
+	p := &pipeline{l: l, clk: &clk, landed: func(s *slotSet) { countLanded(results, s.items) }}
 	failed := make([]bool, len(jobs))
 	calls := int64(0)
-	for next := 0; ; calls++ {
+	for next := 0; err == nil; {
 		batch := l.nextBatch(items, &next, failed)
 		if len(batch) == 0 {
 			break
 		}
 		if err = ctx.Err(); err == nil {
-			err = l.loadBatch(ctx, batch, results, failed, &clk)
-		}
-		if err != nil {
-			break
+			var n int
+			n, err = l.loadBatch(ctx, p, batch, results, failed)
+			calls += int64(n)
 		}
 	}
-	l.record(results, len(items), calls, &clk)
+	if derr := p.drain(); err == nil && derr != nil {
+		err = fmt.Errorf("load: %w", derr)
+	}
+	l.record(results, len(items), calls, &clk, p.device)
 	return results, err
 }
 
-func (l *lane) loadBatch(ctx context.Context, batch []pageItem, results []LoadResult, failed []bool, clk *phaseClock) error {
-	if l.arenas != nil {
-		return l.loadDirect(batch, results, failed, clk)
+// loadBatch fetches one batch into a free staging buffer (or views it in
+// place, in direct mode) and queues its copies to the GPU; it returns the
+// number of store calls made.
+func (l *lane) loadBatch(ctx context.Context, p *pipeline, batch []pageItem, results []LoadResult, failed []bool) (int, error) {
+	s, err := p.acquire()
+	if err != nil {
+		return 0, err
 	}
-	l.describe(batch, cuda.HostToDevice, l.stage.ptr)
-	clk.lap(PhaseDescribe)
+	if l.arenas != nil {
+		return 1, l.loadDirect(p, s, batch, results, failed)
+	}
+	l.describe(batch, cuda.HostToDevice, l.slotPtr(s))
+	p.clk.lap(PhaseDescribe)
 	keys, bufs, n := l.keys[:len(batch)], l.bufs[:len(batch)], l.n[:len(batch)]
 	for i, it := range batch {
-		keys[i], bufs[i] = it.key, l.stage.slot(i, it.bytes)
+		keys[i], bufs[i] = it.key, l.stage.slot(s.buffer, i, it.bytes)
 	}
-	err := l.o.Pool.Get(ctx, keys, bufs, n)
-	clk.lap(PhaseGet)
+	calls, cpu, err := l.fan.get(ctx, l.o.Pool, keys, bufs, n, batchBytes(batch))
+	p.clk.lap(PhaseGet)
+	p.clk.addCPU(PhaseGet, cpu)
 	if err != nil {
-		return fmt.Errorf("pool get of %d pages: %w", len(batch), err)
+		return calls, fmt.Errorf("pool get of %d pages: %w", len(batch), err)
 	}
 	for i, it := range batch {
 		if n[i] != it.bytes {
 			markMissing(results, failed, it)
 		}
 	}
-	return l.unstage(batch, results, failed, clk)
+	return calls, l.unstage(p, s, batch, failed)
 }
 
-// loadDirect copies the batch from the pool's arenas in place.
-func (l *lane) loadDirect(batch []pageItem, results []LoadResult, failed []bool, clk *phaseClock) error {
+// loadDirect views the batch's values in the pool's arenas; set s holds
+// the views until the copies from them finished.
+func (l *lane) loadDirect(p *pipeline, s *slotSet, batch []pageItem, results []LoadResult, failed []bool) error {
 	store := l.arenas.store
-	ptrs := make([]cuda.DevPtr, len(batch))
-	var releases []func()
-	defer func() {
-		for _, r := range releases {
-			r()
-		}
-	}()
+	ptrs := l.ptrs[:len(batch)]
+	clear(ptrs)
 	for i, it := range batch {
 		b, release, code := store.View(it.key)
-		releases = append(releases, release)
+		s.releases = append(s.releases, release)
 		if code != pool.OK || int64(len(b)) != it.bytes {
 			markMissing(results, failed, it)
 			continue
 		}
-		p, err := l.arenas.ptr(b)
+		ptr, err := l.arenas.ptr(b)
 		if err != nil {
+			s.finish()
 			return err
 		}
-		ptrs[i] = p
+		ptrs[i] = ptr
 	}
-	clk.lap(PhaseGet)
+	p.clk.lap(PhaseGet)
 	l.describe(batch, cuda.HostToDevice, func(i int) cuda.DevPtr { return ptrs[i] })
-	clk.lap(PhaseDescribe)
-	return l.unstage(batch, results, failed, clk)
+	p.clk.lap(PhaseDescribe)
+	return l.unstage(p, s, batch, failed)
 }
 
-// unstage copies the slots of requests still whole to their GPU pages.
-func (l *lane) unstage(batch []pageItem, results []LoadResult, failed []bool, clk *phaseClock) error {
+// unstage queues the copies of the pages of requests still whole from set
+// s to their GPU pages; they count as landed once the copies finished.
+func (l *lane) unstage(p *pipeline, s *slotSet, batch []pageItem, failed []bool) error {
 	copies := l.keep(batch, func(i int) bool { return !failed[batch[i].job] })
-	if err := l.run(copies, cuda.HostToDevice, PhaseUnstage, clk); err != nil {
-		return err
-	}
+	s.items = s.items[:0]
 	for _, it := range batch {
 		if !failed[it.job] {
-			results[it.job].Landed++
-			results[it.job].Bytes += it.bytes
+			s.items = append(s.items, it)
 		}
 	}
-	return nil
+	return p.submit(s, cuda.HostToDevice, copies, PhaseUnstage)
+}
+
+// countLanded adds pages whose copies finished to their results.
+func countLanded(results []LoadResult, items []pageItem) {
+	for _, it := range items {
+		results[it.job].Landed++
+		results[it.job].Bytes += it.bytes
+	}
 }
 
 func markMissing(results []LoadResult, failed []bool, it pageItem) {
@@ -160,10 +174,11 @@ func markMissing(results []LoadResult, failed []bool, it pageItem) {
 }
 
 // record adds a load call's counters to the stats sink.
-func (l *lane) record(results []LoadResult, pages int, calls int64, clk *phaseClock) {
+func (l *lane) record(results []LoadResult, pages int, calls int64, clk *phaseClock, device time.Duration) {
 	l.o.Stats.add(func(t *Totals) {
 		t.Phases.Add(clk.times)
 		t.CPU.Add(clk.cpu)
+		t.DeviceCopy += device
 		t.Pages += int64(pages)
 		t.StoreCalls += calls
 		for _, r := range results {
@@ -194,7 +209,7 @@ func NewLoader(o Options) (*Loader, error) {
 	if err != nil {
 		return nil, err
 	}
-	l, err := newLane(o, geo, arenas)
+	l, err := newLane(o, geo, arenas, o.StagingBytes, o.parallelFor(1))
 	if err != nil {
 		arenas.close()
 		return nil, fmt.Errorf("loader: %w", err)

@@ -3,6 +3,7 @@ package transfer
 import (
 	"errors"
 	"fmt"
+	"runtime"
 
 	"github.com/kvctl/kvctl/cuda"
 	"github.com/kvctl/kvctl/pool"
@@ -16,7 +17,17 @@ const (
 	DefaultStagingBytes = 1 << 30
 	// DefaultWorkers is the default number of async load workers.
 	DefaultWorkers = 2
+	// DefaultStagingBuffers is the default number of staging buffers a
+	// loader, saver or async worker cycles through.
+	DefaultStagingBuffers = 2
+	// maxDefaultParallel caps the default of Options.Parallel.
+	maxDefaultParallel = 8
 )
+
+// DefaultParallel is the default of Options.Parallel for a loader or saver:
+// min(GOMAXPROCS, 8). Each of an AsyncLoader's workers takes an even share
+// of it, at least 1.
+func DefaultParallel() int { return min(runtime.GOMAXPROCS(0), maxDefaultParallel) }
 
 // Options configure a Loader, an AsyncLoader or a Saver.
 type Options struct {
@@ -41,6 +52,17 @@ type Options struct {
 	// Workers is the number of async load workers (AsyncLoader only;
 	// default DefaultWorkers).
 	Workers int
+	// Parallel bounds the concurrent store calls one batch's Get or Put is
+	// split into (default DefaultParallel; 1 makes one call per batch). A
+	// batch is split only into calls of at least MinCallBytes each.
+	Parallel int
+	// StagingBuffers is how many staging buffers (sets of Slots slots) a
+	// loader, saver or async worker cycles through (default
+	// DefaultStagingBuffers; 1 turns the overlap off): while the device
+	// copies one batch from or to one buffer, the store calls of the next
+	// batch use another. It is reduced to what the staging budget holds,
+	// at least 1. In direct mode it bounds the batches in flight.
+	StagingBuffers int
 	// SkipExisting makes a Saver ask Exist before each batch and skip the
 	// pages present; without it, present pages are left to the put's
 	// put-if-absent answer.
@@ -59,6 +81,8 @@ func (o Options) withDefaults() (Options, error) {
 		return o, errors.New("transfer options: no GPU page pools")
 	case o.Batch < 0 || o.StagingBytes < 0 || o.Workers < 0:
 		return o, fmt.Errorf("transfer options: negative batch %d, staging bytes %d or workers %d", o.Batch, o.StagingBytes, o.Workers)
+	case o.Parallel < 0 || o.StagingBuffers < 0:
+		return o, fmt.Errorf("transfer options: negative parallel calls %d or staging buffers %d", o.Parallel, o.StagingBuffers)
 	}
 	for g, p := range o.Pools {
 		if p == nil {
@@ -77,7 +101,19 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Workers == 0 {
 		o.Workers = DefaultWorkers
 	}
+	if o.StagingBuffers == 0 {
+		o.StagingBuffers = DefaultStagingBuffers
+	}
 	return o, nil
+}
+
+// parallelFor is the Parallel of each of workers lanes: the option when
+// set, else an even share of DefaultParallel, at least 1.
+func (o Options) parallelFor(workers int) int {
+	if o.Parallel > 0 {
+		return o.Parallel
+	}
+	return max(1, DefaultParallel()/max(workers, 1))
 }
 
 // maxPageBytes is the largest page of the pools' groups.

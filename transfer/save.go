@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/kvctl/kvctl/cuda"
 	"github.com/kvctl/kvctl/pool"
@@ -53,7 +54,7 @@ func NewSaver(o Options) (*Saver, error) {
 	if o.Direct {
 		return nil, errors.New("saver: direct mode supports loads only (the pool offers no put into its arenas)")
 	}
-	l, err := newLane(o, StagingGeometry(o.Batch, o.StagingBytes, o.maxPageBytes()), nil)
+	l, err := newLane(o, StagingGeometry(o.Batch, o.StagingBytes, o.maxPageBytes()), nil, o.StagingBytes, o.parallelFor(1))
 	if err != nil {
 		return nil, fmt.Errorf("saver: %w", err)
 	}
@@ -65,9 +66,10 @@ func (s *Saver) Geometry() Geometry { return s.lane.geo }
 
 // Save copies the job's pages to the pool once after has completed (the
 // forward pass that computed them; nil for none), batch by batch: gather
-// to staging, synchronize, put. It returns an error for a bad page
-// reference, an unreachable pool or a device failure; per-page put
-// failures are only counted.
+// to staging, wait for the copies, put. The gather of a batch overlaps the
+// puts of the one before when the staging holds two buffers. It returns an
+// error for a bad page reference, an unreachable pool or a device failure;
+// per-page put failures are only counted.
 func (s *Saver) Save(ctx context.Context, job SaveJob, after cuda.Event) (SaveResult, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -85,69 +87,126 @@ func (s *Saver) Save(ctx context.Context, job SaveJob, after cuda.Event) (SaveRe
 			return res, fmt.Errorf("save request %q: waiting for the forward: %w", job.RequestID, err)
 		}
 	}
-	calls := int64(0)
-	none := make([]bool, 1)
-	for next := 0; ; {
-		batch := l.nextBatch(items, &next, none)
-		if len(batch) == 0 {
-			break
-		}
-		if err = ctx.Err(); err == nil {
-			var n int64
-			n, err = s.saveBatch(ctx, batch, job.Options, &res, &clk)
-			calls += n
-		}
-		if err != nil {
-			err = fmt.Errorf("save request %q: %w", job.RequestID, err)
-			break
-		}
+	p := &pipeline{l: l, clk: &clk}
+	sv := saveCall{s: s, p: p, opts: job.Options, res: &res, items: items}
+	err = sv.run(ctx)
+	if derr := p.drain(); err == nil && derr != nil {
+		err = derr
 	}
-	s.record(res, calls, &clk)
+	if err != nil {
+		err = fmt.Errorf("save request %q: %w", job.RequestID, err)
+	}
+	s.record(res, sv.calls, &clk, p.device)
 	return res, err
 }
 
-// saveBatch saves one batch and returns the number of store calls made.
-func (s *Saver) saveBatch(ctx context.Context, batch []pageItem, opts pool.PutOptions, res *SaveResult, clk *phaseClock) (int64, error) {
-	l := s.lane
-	calls := int64(0)
-	if l.o.SkipExisting {
-		var err error
-		batch, err = s.dropExisting(ctx, batch, res)
-		calls++
-		clk.lap(PhaseResolve)
-		if err != nil || len(batch) == 0 {
-			return calls, err
+// saveCall is the state of one Save.
+type saveCall struct {
+	s     *Saver
+	p     *pipeline
+	opts  pool.PutOptions
+	res   *SaveResult
+	items []pageItem
+	next  int
+	calls int64
+}
+
+// run stages batch after batch, putting each staged batch while the next
+// one's copies run; a batch whose buffer is the next to be staged into
+// (a single buffer) is put first.
+func (c *saveCall) run(ctx context.Context) error {
+	var pending *slotSet
+	for {
+		if pending != nil && c.p.peek() == pending {
+			if err := c.put(ctx, pending); err != nil {
+				return err
+			}
+			pending = nil
 		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		staged, err := c.stageNext(ctx)
+		if err == nil && pending != nil {
+			err = c.put(ctx, pending)
+		}
+		if err != nil || staged == nil {
+			return err
+		}
+		pending = staged
 	}
-	l.describe(batch, cuda.DeviceToHost, l.stage.ptr)
-	clk.lap(PhaseDescribe)
-	if err := l.run(l.copies, cuda.DeviceToHost, PhaseStage, clk); err != nil {
-		return calls, err
+}
+
+// stageNext queues the gather of the next batch of pages still absent
+// (SkipExisting) into a free buffer; nil when no page is left.
+func (c *saveCall) stageNext(ctx context.Context) (*slotSet, error) {
+	l := c.s.lane
+	none := []bool{false}
+	for {
+		batch := l.nextBatch(c.items, &c.next, none)
+		if len(batch) == 0 {
+			return nil, nil
+		}
+		if l.o.SkipExisting {
+			var err error
+			batch, err = c.s.dropExisting(ctx, batch, c.res)
+			c.calls++
+			c.p.clk.lap(PhaseResolve)
+			if err != nil {
+				return nil, err
+			}
+			if len(batch) == 0 {
+				continue
+			}
+		}
+		set, err := c.p.acquire()
+		if err != nil {
+			return nil, err
+		}
+		l.describe(batch, cuda.DeviceToHost, l.slotPtr(set))
+		c.p.clk.lap(PhaseDescribe)
+		set.items = append(set.items[:0], batch...)
+		return set, c.p.submit(set, cuda.DeviceToHost, l.copies, PhaseStage)
 	}
-	items := make([]pool.PutItem, len(batch))
+}
+
+// put waits for set's gather and puts its pages.
+func (c *saveCall) put(ctx context.Context, set *slotSet) error {
+	if err := c.p.wait(set); err != nil {
+		return err
+	}
+	l := c.s.lane
+	batch := set.items
+	items, codes := l.puts[:len(batch)], l.codes[:len(batch)]
 	for i, it := range batch {
-		items[i] = pool.PutItem{Key: it.key, Value: l.stage.slot(i, it.bytes), Options: opts}
+		items[i] = pool.PutItem{Key: it.key, Value: l.stage.slot(set.buffer, i, it.bytes), Options: c.opts}
 	}
-	codes := make([]pool.Code, len(batch))
-	err := l.o.Pool.Put(ctx, items, codes)
-	calls++
-	clk.lap(PhasePut)
+	calls, cpu, err := l.fan.put(ctx, l.o.Pool, items, codes, batchBytes(batch))
+	c.calls += int64(calls)
+	c.p.clk.lap(PhasePut)
+	c.p.clk.addCPU(PhasePut, cpu)
+	clear(items)
 	if err != nil {
-		return calls, fmt.Errorf("pool put of %d pages: %w", len(batch), err)
+		return fmt.Errorf("pool put of %d pages: %w", len(batch), err)
 	}
-	for i, c := range codes {
-		switch c {
+	c.res.count(batch, codes)
+	return nil
+}
+
+// count adds a batch's put answers to r.
+func (r *SaveResult) count(batch []pageItem, codes []pool.Code) {
+	for i, code := range codes {
+		switch code {
 		case pool.OK:
-			res.Stored++
-			res.Bytes += batch[i].bytes
+			r.Stored++
+			r.Bytes += batch[i].bytes
 		case pool.ObjectAlreadyExists:
-			res.AlreadyExists++
+			r.AlreadyExists++
 		default:
-			res.Failed++
-			res.FailedKeys = append(res.FailedKeys, batch[i].key)
+			r.Failed++
+			r.FailedKeys = append(r.FailedKeys, batch[i].key)
 		}
 	}
-	return calls, nil
 }
 
 // dropExisting asks Exist for the batch's keys and returns the pages
@@ -172,10 +231,11 @@ func (s *Saver) dropExisting(ctx context.Context, batch []pageItem, res *SaveRes
 	return out, nil
 }
 
-func (s *Saver) record(r SaveResult, calls int64, clk *phaseClock) {
+func (s *Saver) record(r SaveResult, calls int64, clk *phaseClock, device time.Duration) {
 	s.lane.o.Stats.add(func(t *Totals) {
 		t.Phases.Add(clk.times)
 		t.CPU.Add(clk.cpu)
+		t.DeviceCopy += device
 		t.Pages += int64(r.Pages)
 		t.Landed += int64(r.Stored)
 		t.Bytes += r.Bytes

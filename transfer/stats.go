@@ -66,12 +66,22 @@ func (t PhaseTimes) Milliseconds() map[string]float64 {
 
 // Totals are the counters of a Stats sink.
 type Totals struct {
-	// Phases is the wall time per phase, summed over calls (and over
-	// workers, for an AsyncLoader).
+	// Phases is the wall time per phase of the goroutine running each
+	// load or save, summed over calls (and over workers, for an
+	// AsyncLoader). Device copies overlap the next batch's store calls:
+	// that time is charged to get or put, and sync is only the time spent
+	// waiting for the device (for a staging buffer to free up, and at the
+	// end of the call).
 	Phases PhaseTimes
-	// CPU is the CPU time per phase of the thread running the load or save
-	// (Linux only; work a pool does on other threads is not in it).
+	// CPU is the CPU time per phase of the threads that ran it (Linux
+	// only): for get and put, that of every thread running the batch's
+	// concurrent store calls, so it may exceed the wall time. Work a pool
+	// does on threads of its own is not in it.
 	CPU PhaseTimes
+	// DeviceCopy is the device's time from the start to the end of each
+	// batch's unstage or stage copies, measured with events: the copy
+	// mode's rate is Bytes / DeviceCopy.
+	DeviceCopy time.Duration
 	// Pages is the number of pages asked for.
 	Pages int64
 	// Landed is the number of pages copied to the GPU (loads) or stored
@@ -158,6 +168,13 @@ func (c *phaseClock) lap(p Phase) {
 	c.times[p] += now.Sub(c.last)
 	c.cpu[p] += cpu - c.lastCPU
 	c.last, c.lastCPU = now, cpu
+}
+
+// addCPU charges CPU time spent on other threads to p.
+func (c *phaseClock) addCPU(p Phase, d time.Duration) {
+	if c.on {
+		c.cpu[p] += d
+	}
 }
 
 // stop releases the OS thread.

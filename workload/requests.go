@@ -116,8 +116,9 @@ func (s *lineSplitter) buffer(n int) []byte {
 	return make([]byte, 0, max(readBlock, 2*n))
 }
 
-// recycle offers a parsed batch's buffer for the next reads. Only the
-// splitter takes buffers, and only after it copied its carry out.
+// recycle offers a parsed batch's buffer for the next reads. The buffer
+// may still hold the splitter's carry: next copies the carry to the start
+// of the buffer it takes before reading into it.
 func (s *lineSplitter) recycle(b *requestBatch) {
 	select {
 	case s.free <- b.buf:
@@ -160,7 +161,7 @@ func (s *lineSplitter) batch(buf []byte, n int) *requestBatch {
 type requestBatch struct {
 	data  []byte
 	buf   []byte // the read buffer data is in
-	first int // line number of data's first line
+	first int    // line number of data's first line
 	reqs  []Request
 	lines []int
 	err   error // the first bad line's error; reqs holds the lines before it

@@ -30,9 +30,9 @@ var requestFields = [...]string{
 // the tokens array without building any intermediate value, which is
 // where nearly all the bytes of a requests file are.
 type requestParser struct {
-	data   []byte
-	i      int
-	buf    []byte  // scratch for strings with escapes
+	data []byte
+	i    int
+	buf  []byte // scratch for strings with escapes
 }
 
 func (p *requestParser) parse(line []byte) (Request, error) {

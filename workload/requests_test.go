@@ -120,7 +120,7 @@ func TestReadRequestsCallbackError(t *testing.T) {
 func TestReadRequestsBatches(t *testing.T) {
 	var in strings.Builder
 	var want []Request
-	for i := range 3000 {
+	for i := range 1200 {
 		r := Request{ID: fmt.Sprint("r", i), Tokens: []int64{int64(i), int64(i * i)}}
 		if i%7 == 0 {
 			in.WriteString("\n")
@@ -194,7 +194,7 @@ func TestReadRequestsLastLineWithoutNewline(t *testing.T) {
 }
 
 func TestReadRequestsLongLine(t *testing.T) {
-	tokens := make([]int64, 300000) // ~2 MiB of JSON, longer than the reader's buffer
+	tokens := make([]int64, 200000) // ~1.3 MB of JSON, longer than the reader's buffer
 	for i := range tokens {
 		tokens[i] = int64(i)
 	}

@@ -73,26 +73,62 @@ func BenchmarkPut64KiB(b *testing.B) {
 }
 
 // BenchmarkGet64KiB measures getting 64 KiB values into caller buffers.
-func BenchmarkGet64KiB(b *testing.B) {
-	const size, batch, stored = 64 << 10, 64, 1024
-	s, err := New(Options{Capacity: 256 << 20, Eviction: EvictManual})
+func BenchmarkGet64KiB(b *testing.B) { benchmarkGet(b, 64<<10, 64, 1024) }
+
+// BenchmarkGet4KiB measures getting 4 KiB values, 32 per call (the calls a
+// transfer's batch of 4 KiB pages is split into), from 64 MiB of them: the
+// per-key cost weighs more than the copy.
+func BenchmarkGet4KiB(b *testing.B) { benchmarkGet(b, 4<<10, 32, 16384) }
+
+// BenchmarkGetParallel64KiB is BenchmarkGet64KiB from GOMAXPROCS
+// goroutines at once (run with -cpu 1,2,4,8): how Gets scale.
+func BenchmarkGetParallel64KiB(b *testing.B) {
+	const size, batch, stored = 64 << 10, 32, 4096
+	s := newGetBenchStore(b, size, stored)
+	all := keysN("get/", stored)
+	b.SetBytes(size * batch)
+	b.RunParallel(func(pb *testing.PB) {
+		bufs, n := getBuffers(size, batch)
+		for i := 0; pb.Next(); i++ {
+			off := (i * batch) % stored
+			if err := s.Get(context.Background(), all[off:off+batch], bufs, n); err != nil || n[0] != size {
+				b.Error(err, n[0])
+				return
+			}
+		}
+	})
+}
+
+func newGetBenchStore(b *testing.B, size int64, stored int) *Store {
+	s, err := New(Options{Capacity: 2 * size * int64(stored), Eviction: EvictManual})
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer s.Close()
-	ctx := context.Background()
-	all := keysN("get/", stored)
-	for _, k := range all {
-		if err := s.Put(ctx, []pool.PutItem{{Key: k, Value: make([]byte, size)}}, make([]pool.Code, 1)); err != nil {
-			b.Fatal(err)
-		}
+	b.Cleanup(func() { s.Close() })
+	items := make([]pool.PutItem, stored)
+	for i, k := range keysN("get/", stored) {
+		items[i] = pool.PutItem{Key: k, Value: make([]byte, size)}
 	}
+	if err := s.Put(context.Background(), items, make([]pool.Code, stored)); err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+func getBuffers(size int64, batch int) ([][]byte, []int64) {
 	bufs := make([][]byte, batch)
 	for i := range bufs {
 		bufs[i] = make([]byte, size)
 	}
-	n := make([]int64, batch)
-	b.SetBytes(size * batch)
+	return bufs, make([]int64, batch)
+}
+
+func benchmarkGet(b *testing.B, size int64, batch, stored int) {
+	s := newGetBenchStore(b, size, stored)
+	all := keysN("get/", stored)
+	ctx := context.Background()
+	bufs, n := getBuffers(size, batch)
+	b.SetBytes(size * int64(batch))
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		off := (i * batch) % stored

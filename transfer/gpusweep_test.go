@@ -1,0 +1,189 @@
+package transfer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kvctl/kvctl/cuda"
+	"github.com/kvctl/kvctl/pool/mem"
+)
+
+// TestGPUSweep runs the memcpy, kernel and batch modes on cuda:0 at 4 KiB
+// and 64 KiB regions in both directions, then the Parallel and
+// StagingBuffers variants (KVCTL_GPU_SWEEP_SET=base or variants runs one
+// part only), and logs GB/s against the contiguous baseline. It runs only
+// with KVCTL_GPU_SWEEP=1 on a machine with a GPU; with KVCTL_GPU_SWEEP_OUT
+// set it also writes JSON lines there.
+func TestGPUSweep(t *testing.T) {
+	if os.Getenv("KVCTL_GPU_SWEEP") != "1" {
+		t.Skip("set KVCTL_GPU_SWEEP=1 to run the GPU sweep")
+	}
+	dev, err := cuda.Open("cuda")
+	if err != nil {
+		t.Skipf("no GPU: %v", err)
+	}
+	defer dev.Close()
+	var cases []BenchOptions
+	set := os.Getenv("KVCTL_GPU_SWEEP_SET")
+	if set != "variants" {
+		cases = append(cases, gpuSweepCases()...)
+	}
+	if set != "base" {
+		cases = append(cases, gpuVariantCases()...)
+	}
+	var lines []BenchResult
+	for _, c := range cases {
+		if r, ok := runSweepCase(t, dev, c); ok {
+			lines = append(lines, r)
+		}
+	}
+	if out := os.Getenv("KVCTL_GPU_SWEEP_OUT"); out != "" {
+		writeJSONLines(t, out, lines)
+	}
+}
+
+func runSweepCase(t *testing.T, dev cuda.Device, c BenchOptions) (BenchResult, bool) {
+	store, err := mem.New(mem.Options{Capacity: 1 << 30, Segments: 2, ArenaSize: 64 << 20, Eviction: mem.EvictManual})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	c.Device, c.Pool, c.Verify = dev, store, true
+	r, err := Bench(context.Background(), c)
+	if errors.Is(err, cuda.ErrUnsupported) {
+		t.Logf("%s %s: %v", c.Direction, c.Mode, err)
+		return r, false
+	}
+	if err != nil {
+		t.Errorf("Bench(%+v) error = %v", c, err)
+		return r, false
+	}
+	t.Logf("%-4s %-6s direct=%-5v workers=%2d par=%2d bufs=%d batch=%4d page=%6d region=%6d: %6.2f GB/s (copy %6.2f), baseline %6.2f, ratio %.2f, verify %s, ms %v, cpu ms %v",
+		r.Direction, r.Mode, r.Direct, r.Workers, r.Parallel, r.Geometry.Buffers, r.Geometry.Batch, r.PageBytes, r.RegionBytes,
+		r.GBps, r.CopyGBps, r.BaselineGBps, r.Ratio, r.Verify, roundMS(r.PhaseMS), roundMS(r.PhaseCPUMS))
+	return r, true
+}
+
+func gpuSweepCases() []BenchOptions {
+	var cases []BenchOptions
+	shapes := []struct {
+		page    int64
+		regions int
+		pages   int
+	}{
+		{4 << 10, 1, 16384},  // 4 KiB regions, 64 MiB
+		{64 << 10, 16, 4096}, // 4 KiB regions in 64 KiB pages, 256 MiB
+		{128 << 10, 2, 2048}, // 64 KiB regions, 256 MiB
+	}
+	for _, dir := range []Direction{DirectionLoad, DirectionSave} {
+		for _, s := range shapes {
+			for _, mode := range cuda.CopyModes {
+				cases = append(cases, BenchOptions{Direction: dir, Mode: mode, PageBytes: s.page, RegionsPerPage: s.regions, Pages: s.pages, RequestPages: 64, Batch: 256})
+			}
+		}
+	}
+	big := BenchOptions{Direction: DirectionLoad, PageBytes: 128 << 10, RegionsPerPage: 2, Pages: 2048, RequestPages: 64, Batch: 256}
+	for _, mode := range cuda.CopyModes {
+		c := big
+		c.Mode, c.Direct = mode, true
+		cases = append(cases, c)
+		for _, workers := range []int{4, 8, 16} {
+			c := big
+			c.Mode, c.Async, c.Workers = mode, true, workers
+			cases = append(cases, c)
+		}
+	}
+	// Larger batches at 4 KiB pages: fewer launches and syncs.
+	for _, mode := range cuda.CopyModes {
+		cases = append(cases, BenchOptions{Direction: DirectionLoad, Mode: mode, PageBytes: 4 << 10, RegionsPerPage: 1, Pages: 16384, RequestPages: 1024, Batch: 2048})
+	}
+	return cases
+}
+
+// gpuVariantCases compares Parallel and StagingBuffers settings in kernel
+// mode: 1 call and 1 buffer is the unpipelined, unsplit path.
+func gpuVariantCases() []BenchOptions {
+	var cases []BenchOptions
+	settings := [][2]int{{1, 1}, {1, 2}, {8, 1}, {4, 2}, {16, 2}, {8, 3}}
+	for _, dir := range []Direction{DirectionLoad, DirectionSave} {
+		for _, shape := range [][3]int64{{4 << 10, 1, 16384}, {64 << 10, 16, 4096}} {
+			for _, st := range settings {
+				cases = append(cases, BenchOptions{Direction: dir, Mode: cuda.ModeKernel, PageBytes: shape[0], RegionsPerPage: int(shape[1]), Pages: int(shape[2]),
+					RequestPages: 64, Batch: 256, Parallel: st[0], StagingBuffers: st[1]})
+			}
+		}
+	}
+	for _, par := range []int{2, 16} {
+		cases = append(cases, BenchOptions{Direction: DirectionLoad, Mode: cuda.ModeKernel, PageBytes: 128 << 10, RegionsPerPage: 2, Pages: 2048,
+			RequestPages: 64, Batch: 256, Async: true, Workers: 4, Parallel: par})
+	}
+	return cases
+}
+
+// TestGPUHostCopy measures plain CPU copies in 64 KiB blocks over 256 MiB
+// with 1 to 16 goroutines: Go memory to pinned staging and back, between
+// touched Go buffers, and into fresh Go memory (first-touch faults). It
+// tells how fast a pool's Gets and Puts can fill and drain staging on the
+// machine. It runs only with KVCTL_GPU_SWEEP=1 on a machine with a GPU.
+func TestGPUHostCopy(t *testing.T) {
+	if os.Getenv("KVCTL_GPU_SWEEP") != "1" {
+		t.Skip("set KVCTL_GPU_SWEEP=1 to run the host copy probe")
+	}
+	dev, err := cuda.Open("cuda")
+	if err != nil {
+		t.Skipf("no GPU: %v", err)
+	}
+	defer dev.Close()
+	const n = 256 << 20
+	pinned, err := dev.AllocHost(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pinned.Close()
+	heap := make([]byte, n)
+	heap2 := make([]byte, n)
+	for i := 0; i < n; i += 4096 {
+		heap[i], heap2[i], pinned.Bytes()[i] = 1, 1, 1
+	}
+	for _, threads := range []int{1, 2, 4, 8, 16} {
+		fresh := make([]byte, n)
+		var line strings.Builder
+		for _, c := range []struct {
+			name     string
+			dst, src []byte
+		}{
+			{"heap->pinned", pinned.Bytes(), heap},
+			{"pinned->heap", heap, pinned.Bytes()},
+			{"heap->heap", heap2, heap},
+			{"heap->fresh", fresh, heap},
+		} {
+			fmt.Fprintf(&line, " %s %6.2f", c.name, parallelCopyGBps(c.dst, c.src, threads))
+		}
+		t.Logf("host copy, %2d threads, GB/s:%s", threads, line.String())
+	}
+}
+
+// parallelCopyGBps copies src to dst in 64 KiB blocks, threads goroutines
+// taking contiguous shares, and returns the rate.
+func parallelCopyGBps(dst, src []byte, threads int) float64 {
+	const block = 64 << 10
+	start := time.Now()
+	var wg sync.WaitGroup
+	for w := range threads {
+		lo, hi := w*len(src)/threads, (w+1)*len(src)/threads
+		wg.Go(func() {
+			for off := lo; off < hi; off += block {
+				end := min(off+block, hi)
+				copy(dst[off:end], src[off:end])
+			}
+		})
+	}
+	wg.Wait()
+	return float64(len(src)) / time.Since(start).Seconds() / 1e9
+}

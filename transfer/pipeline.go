@@ -1,0 +1,156 @@
+package transfer
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/kvctl/kvctl/cuda"
+)
+
+// slotSet is one staging buffer's turn in a lane's cycle: the copies last
+// queued from or to it, and what to do once the device finished them. A
+// set is reused only after its done event completed, so the next batch's
+// store calls can fill one buffer while the device copies another.
+type slotSet struct {
+	buffer int
+	start  cuda.Event // recorded before the copies; nil without stats
+	done   cuda.Event // recorded after them
+	busy   bool       // copies queued and not waited for yet
+	// items are the pages of the batch last queued (loads: counted as
+	// landed once the copies finished; saves: the pages to put).
+	items []pageItem
+	// releases end the views the copies read (direct mode).
+	releases []func()
+}
+
+func newSlotSet(dev cuda.Device, buffer int, timed bool) (*slotSet, error) {
+	s := &slotSet{buffer: buffer}
+	var err error
+	if s.done, err = dev.NewEvent(); err != nil {
+		return nil, err
+	}
+	if timed {
+		if s.start, err = dev.NewEvent(); err != nil {
+			s.done.Destroy()
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// finish forgets the set's copies and ends its views.
+func (s *slotSet) finish() {
+	for _, r := range s.releases {
+		r()
+	}
+	clear(s.releases)
+	s.releases = s.releases[:0]
+	s.busy = false
+}
+
+func (s *slotSet) destroy() error {
+	var errs []error
+	if s.start != nil {
+		errs = append(errs, s.start.Destroy())
+	}
+	return errors.Join(append(errs, s.done.Destroy())...)
+}
+
+// pipeline is one load or save call's use of a lane's slot sets.
+type pipeline struct {
+	l   *lane
+	clk *phaseClock
+	// landed is called for each set whose copies completed (nil: nothing
+	// to do).
+	landed func(s *slotSet)
+	// device sums the sets' device copy times (with stats).
+	device time.Duration
+}
+
+// acquire hands out the lane's next set, first waiting (charged to sync)
+// for the device to finish the copies last queued with it.
+func (p *pipeline) acquire() (*slotSet, error) {
+	l := p.l
+	s := l.sets[l.next]
+	l.next = (l.next + 1) % len(l.sets)
+	if err := p.wait(s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// peek is the set acquire hands out next.
+func (p *pipeline) peek() *slotSet { return p.l.sets[p.l.next] }
+
+// wait waits for s's copies, if any, and completes them.
+func (p *pipeline) wait(s *slotSet) error {
+	if !s.busy {
+		return nil
+	}
+	err := s.done.Synchronize()
+	p.clk.lap(PhaseSync)
+	if err != nil {
+		s.finish()
+		return fmt.Errorf("waiting for the copies of staging buffer %d: %w", s.buffer, err)
+	}
+	p.complete(s)
+	return nil
+}
+
+// complete accounts for s's finished copies and frees the set.
+func (p *pipeline) complete(s *slotSet) {
+	if s.start != nil {
+		if d, err := s.done.Since(s.start); err == nil {
+			p.device += d
+		}
+	}
+	if p.landed != nil {
+		p.landed(s)
+	}
+	s.finish()
+}
+
+// submit queues copies of set s's batch, charged to phase; s.items must
+// already name the batch's pages.
+func (p *pipeline) submit(s *slotSet, kind cuda.CopyKind, copies []cuda.Copy, phase Phase) error {
+	l := p.l
+	s.busy = true
+	var err error
+	if s.start != nil {
+		err = s.start.Record(l.stream)
+	}
+	if err == nil {
+		err = l.copier.Copy(l.stream, kind, copies)
+	}
+	if err == nil {
+		err = s.done.Record(l.stream)
+	}
+	p.clk.lap(phase)
+	if err != nil {
+		return fmt.Errorf("%s: %w", phase, err)
+	}
+	return nil
+}
+
+// drain synchronizes the stream (charged to sync) and completes every
+// set still busy, oldest first; after a failure the sets are only freed.
+// Every call ends with drain, so no copy outlives it.
+func (p *pipeline) drain() error {
+	l := p.l
+	err := l.stream.Synchronize()
+	p.clk.lap(PhaseSync)
+	for i := range l.sets {
+		s := l.sets[(l.next+i)%len(l.sets)]
+		switch {
+		case s.busy && err == nil:
+			p.complete(s)
+		default:
+			s.finish()
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("stream sync: %w", err)
+	}
+	return nil
+}
