@@ -33,6 +33,9 @@ type keyFlags struct {
 	GroupKeys      bool
 	MooncakeConfig string
 	LLMConfig      string
+
+	// defaultLayerGroup is the layer group used when none is given.
+	defaultLayerGroup string
 }
 
 // keySetup is what keyFlags resolve to.
@@ -48,7 +51,18 @@ type keySetup struct {
 }
 
 func (f *keyFlags) register(fs *pflag.FlagSet, scopeFlags bool) {
-	fs.IntVar(&f.TokensPerBlock, "tokens-per-block", 0, "tokens per block T (default: kv_cache_config.tokens_per_block from --llm-config)")
+	f.registerWithDefaults(fs, scopeFlags, 0, "0:64KiB")
+}
+
+// registerWithDefaults registers the key flags with a default T (0: none,
+// the flag or --llm-config must give it) and a default layer group.
+func (f *keyFlags) registerWithDefaults(fs *pflag.FlagSet, scopeFlags bool, defaultT int, defaultLG string) {
+	f.defaultLayerGroup = defaultLG
+	tHelp := "tokens per block T (default: kv_cache_config.tokens_per_block from --llm-config)"
+	if defaultT > 0 {
+		tHelp = "tokens per block T (or kv_cache_config.tokens_per_block from --llm-config)"
+	}
+	fs.IntVar(&f.TokensPerBlock, "tokens-per-block", defaultT, tHelp)
 	fs.IntVar(&f.Lookahead, "lookahead", 0, "prompt lookahead L of a one-model MTP/EAGLE3 draft (default: from --llm-config's speculative_config)")
 	fs.StringVar(&f.Scheme, "scheme", "trtllm", "seed scheme: trtllm, trtllm-fork or trtllm-legacy")
 	if scopeFlags {
@@ -62,7 +76,7 @@ func (f *keyFlags) register(fs *pflag.FlagSet, scopeFlags bool) {
 	fs.IntVar(&f.Rank, "rank", 0, "TP rank whose shard is keyed")
 	fs.BoolVar(&f.AllRanks, "all-ranks", false, "key every TP rank's shard, as a TP lookup asks for them")
 	fs.BoolVar(&f.AttentionDP, "attention-dp", false, "attention data parallelism: every owner keys pages w1r0 (default: enable_attention_dp from --llm-config)")
-	fs.StringArrayVar(&f.LayerGroups, "layer-group", nil, "layer group as ID:BYTES_PER_PAGE, e.g. 0:64KiB (repeatable; default 0:64KiB)")
+	fs.StringArrayVar(&f.LayerGroups, "layer-group", nil, "layer group as ID:BYTES_PER_PAGE, e.g. 0:64KiB (repeatable; default "+defaultLG+")")
 	fs.StringArrayVar(&f.Replicated, "replicated-layer-group", nil, "replicated layer group as ID:BYTES_PER_PAGE, keyed 'replicated' (repeatable)")
 	fs.BoolVar(&f.GroupKeys, "group-keys", false, "also spell each block's eviction group key")
 	fs.StringVar(&f.MooncakeConfig, "mooncake-config", "", "Mooncake client JSON (default $MOONCAKE_CONFIG_PATH): namespace, model_key")
@@ -192,7 +206,7 @@ func (f *keyFlags) layout() (keys.Layout, error) {
 	}
 	specs := f.LayerGroups
 	if len(specs) == 0 {
-		specs = []string{"0:64KiB"}
+		specs = []string{f.defaultLayerGroup}
 	}
 	var err error
 	if l.LayerGroups, err = parseLayerGroups("--layer-group", specs); err != nil {

@@ -99,6 +99,7 @@ func subcommands(ios *IOStreams, g *globalOptions) []*cobra.Command {
 		newStatsCmd(ios, g),
 		newBenchCmd(ios, g),
 		newDevicesCmd(ios, g),
+		newServeCmd(ios, g),
 	}
 }
 

@@ -66,6 +66,10 @@ type pipeline struct {
 	landed func(s *slotSet)
 	// device sums the sets' device copy times (with stats).
 	device time.Duration
+	// last is the set whose copies were queued last; dirty says the
+	// stream has work queued since its last synchronize.
+	last  *slotSet
+	dirty bool
 }
 
 // acquire hands out the lane's next set, first waiting (charged to sync)
@@ -83,12 +87,20 @@ func (p *pipeline) acquire() (*slotSet, error) {
 // peek is the set acquire hands out next.
 func (p *pipeline) peek() *slotSet { return p.l.sets[p.l.next] }
 
-// wait waits for s's copies, if any, and completes them.
+// wait waits for s's copies, if any, and completes them: through its
+// event while later copies are queued behind them, else by synchronizing
+// the stream, which also reports the failures of earlier asynchronous work.
 func (p *pipeline) wait(s *slotSet) error {
 	if !s.busy {
 		return nil
 	}
-	err := s.done.Synchronize()
+	var err error
+	if s == p.last && p.dirty {
+		err = p.l.stream.Synchronize()
+		p.dirty = false
+	} else {
+		err = s.done.Synchronize()
+	}
 	p.clk.lap(PhaseSync)
 	if err != nil {
 		s.finish()
@@ -115,7 +127,7 @@ func (p *pipeline) complete(s *slotSet) {
 // already name the batch's pages.
 func (p *pipeline) submit(s *slotSet, kind cuda.CopyKind, copies []cuda.Copy, phase Phase) error {
 	l := p.l
-	s.busy = true
+	s.busy, p.last, p.dirty = true, s, true
 	var err error
 	if s.start != nil {
 		err = s.start.Record(l.stream)
@@ -133,13 +145,18 @@ func (p *pipeline) submit(s *slotSet, kind cuda.CopyKind, copies []cuda.Copy, ph
 	return nil
 }
 
-// drain synchronizes the stream (charged to sync) and completes every
-// set still busy, oldest first; after a failure the sets are only freed.
-// Every call ends with drain, so no copy outlives it.
+// drain synchronizes the stream (charged to sync) unless nothing was
+// queued since it last was, and completes every set still busy, oldest
+// first; after a failure the sets are only freed. Every call ends with
+// drain, so no copy outlives it.
 func (p *pipeline) drain() error {
 	l := p.l
-	err := l.stream.Synchronize()
-	p.clk.lap(PhaseSync)
+	var err error
+	if p.dirty {
+		err = l.stream.Synchronize()
+		p.dirty = false
+		p.clk.lap(PhaseSync)
+	}
 	for i := range l.sets {
 		s := l.sets[(l.next+i)%len(l.sets)]
 		switch {

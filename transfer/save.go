@@ -65,185 +65,76 @@ func NewSaver(o Options) (*Saver, error) {
 func (s *Saver) Geometry() Geometry { return s.lane.geo }
 
 // Save copies the job's pages to the pool once after has completed (the
-// forward pass that computed them; nil for none), batch by batch: gather
-// to staging, wait for the copies, put. The gather of a batch overlaps the
-// puts of the one before when the staging holds two buffers. It returns an
-// error for a bad page reference, an unreachable pool or a device failure;
-// per-page put failures are only counted.
+// forward pass that computed them; nil for none): SaveAll of one job.
 func (s *Saver) Save(ctx context.Context, job SaveJob, after cuda.Event) (SaveResult, error) {
+	results, err := s.SaveAll(ctx, []SaveJob{job}, after)
+	return results[0], err
+}
+
+// SaveAll copies the jobs' pages (a forward pass's requests) to the pool
+// once after has completed (nil for none), batch by batch across jobs:
+// gather to staging, wait for the copies, put, each put with its job's
+// options. The gather of a batch overlaps the puts of the one before when
+// the staging holds two buffers. It returns one result per job, and an
+// error for a bad page reference (before anything moves), an unreachable
+// pool or a device failure; per-page put failures are only counted.
+func (s *Saver) SaveAll(ctx context.Context, jobs []SaveJob, after cuda.Event) ([]SaveResult, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	l := s.lane
-	res := SaveResult{RequestID: job.RequestID, Pages: len(job.Pages)}
+	results := make([]SaveResult, len(jobs))
 	clk := newPhaseClock(l.o.Stats != nil)
 	defer clk.stop()
-	items, err := resolvePages(nil, l.o.Pools, 0, job.Pages)
-	if err != nil {
-		return res, fmt.Errorf("save request %q: %w", job.RequestID, err)
+	var items []pageItem
+	var err error
+	for j, job := range jobs {
+		results[j] = SaveResult{RequestID: job.RequestID, Pages: len(job.Pages)}
+		if items, err = resolvePages(items, l.o.Pools, j, job.Pages); err != nil {
+			return results, fmt.Errorf("save request %q: %w", job.RequestID, err)
+		}
 	}
 	clk.lap(PhaseResolve)
 	if after != nil {
 		if err := l.stream.WaitEvent(after); err != nil {
-			return res, fmt.Errorf("save request %q: waiting for the forward: %w", job.RequestID, err)
+			return results, saveError(jobs, fmt.Errorf("waiting for the forward: %w", err))
 		}
 	}
 	p := &pipeline{l: l, clk: &clk}
-	sv := saveCall{s: s, p: p, opts: job.Options, res: &res, items: items}
-	err = sv.run(ctx)
+	c := saveCall{s: s, p: p, jobs: jobs, results: results, items: items}
+	err = c.run(ctx)
 	if derr := p.drain(); err == nil && derr != nil {
 		err = derr
 	}
+	s.record(results, c.calls, &clk, p.device)
 	if err != nil {
-		err = fmt.Errorf("save request %q: %w", job.RequestID, err)
+		return results, saveError(jobs, err)
 	}
-	s.record(res, sv.calls, &clk, p.device)
-	return res, err
+	return results, nil
 }
 
-// saveCall is the state of one Save.
-type saveCall struct {
-	s     *Saver
-	p     *pipeline
-	opts  pool.PutOptions
-	res   *SaveResult
-	items []pageItem
-	next  int
-	calls int64
+// saveError names the request of a one-job save, or the number of jobs.
+func saveError(jobs []SaveJob, err error) error {
+	if len(jobs) == 1 {
+		return fmt.Errorf("save request %q: %w", jobs[0].RequestID, err)
+	}
+	return fmt.Errorf("save of %d requests: %w", len(jobs), err)
 }
 
-// run stages batch after batch, putting each staged batch while the next
-// one's copies run; a batch whose buffer is the next to be staged into
-// (a single buffer) is put first.
-func (c *saveCall) run(ctx context.Context) error {
-	var pending *slotSet
-	for {
-		if pending != nil && c.p.peek() == pending {
-			if err := c.put(ctx, pending); err != nil {
-				return err
-			}
-			pending = nil
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		staged, err := c.stageNext(ctx)
-		if err == nil && pending != nil {
-			err = c.put(ctx, pending)
-		}
-		if err != nil || staged == nil {
-			return err
-		}
-		pending = staged
-	}
-}
-
-// stageNext queues the gather of the next batch of pages still absent
-// (SkipExisting) into a free buffer; nil when no page is left.
-func (c *saveCall) stageNext(ctx context.Context) (*slotSet, error) {
-	l := c.s.lane
-	none := []bool{false}
-	for {
-		batch := l.nextBatch(c.items, &c.next, none)
-		if len(batch) == 0 {
-			return nil, nil
-		}
-		if l.o.SkipExisting {
-			var err error
-			batch, err = c.s.dropExisting(ctx, batch, c.res)
-			c.calls++
-			c.p.clk.lap(PhaseResolve)
-			if err != nil {
-				return nil, err
-			}
-			if len(batch) == 0 {
-				continue
-			}
-		}
-		set, err := c.p.acquire()
-		if err != nil {
-			return nil, err
-		}
-		l.describe(batch, cuda.DeviceToHost, l.slotPtr(set))
-		c.p.clk.lap(PhaseDescribe)
-		set.items = append(set.items[:0], batch...)
-		return set, c.p.submit(set, cuda.DeviceToHost, l.copies, PhaseStage)
-	}
-}
-
-// put waits for set's gather and puts its pages.
-func (c *saveCall) put(ctx context.Context, set *slotSet) error {
-	if err := c.p.wait(set); err != nil {
-		return err
-	}
-	l := c.s.lane
-	batch := set.items
-	items, codes := l.puts[:len(batch)], l.codes[:len(batch)]
-	for i, it := range batch {
-		items[i] = pool.PutItem{Key: it.key, Value: l.stage.slot(set.buffer, i, it.bytes), Options: c.opts}
-	}
-	calls, cpu, err := l.fan.put(ctx, l.o.Pool, items, codes, batchBytes(batch))
-	c.calls += int64(calls)
-	c.p.clk.lap(PhasePut)
-	c.p.clk.addCPU(PhasePut, cpu)
-	clear(items)
-	if err != nil {
-		return fmt.Errorf("pool put of %d pages: %w", len(batch), err)
-	}
-	c.res.count(batch, codes)
-	return nil
-}
-
-// count adds a batch's put answers to r.
-func (r *SaveResult) count(batch []pageItem, codes []pool.Code) {
-	for i, code := range codes {
-		switch code {
-		case pool.OK:
-			r.Stored++
-			r.Bytes += batch[i].bytes
-		case pool.ObjectAlreadyExists:
-			r.AlreadyExists++
-		default:
-			r.Failed++
-			r.FailedKeys = append(r.FailedKeys, batch[i].key)
-		}
-	}
-}
-
-// dropExisting asks Exist for the batch's keys and returns the pages
-// absent (or whose probe failed: the put decides for those).
-func (s *Saver) dropExisting(ctx context.Context, batch []pageItem, res *SaveResult) ([]pageItem, error) {
-	keys := s.lane.keys[:len(batch)]
-	for i, it := range batch {
-		keys[i] = it.key
-	}
-	status := make([]int, len(batch))
-	if err := s.lane.o.Pool.Exist(ctx, keys, status); err != nil {
-		return nil, fmt.Errorf("pool exist of %d pages: %w", len(batch), err)
-	}
-	out := batch[:0]
-	for i, it := range batch {
-		if status[i] == 1 {
-			res.Existing++
-			continue
-		}
-		out = append(out, it)
-	}
-	return out, nil
-}
-
-func (s *Saver) record(r SaveResult, calls int64, clk *phaseClock, device time.Duration) {
+func (s *Saver) record(results []SaveResult, calls int64, clk *phaseClock, device time.Duration) {
 	s.lane.o.Stats.add(func(t *Totals) {
 		t.Phases.Add(clk.times)
 		t.CPU.Add(clk.cpu)
 		t.DeviceCopy += device
-		t.Pages += int64(r.Pages)
-		t.Landed += int64(r.Stored)
-		t.Bytes += r.Bytes
-		t.Existing += int64(r.Existing)
-		t.AlreadyExists += int64(r.AlreadyExists)
-		t.Failed += int64(r.Failed)
+		for _, r := range results {
+			t.Pages += int64(r.Pages)
+			t.Landed += int64(r.Stored)
+			t.Bytes += r.Bytes
+			t.Existing += int64(r.Existing)
+			t.AlreadyExists += int64(r.AlreadyExists)
+			t.Failed += int64(r.Failed)
+		}
 		t.StoreCalls += calls
-		t.Jobs++
+		t.Jobs += int64(len(results))
 	})
 }
 

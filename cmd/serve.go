@@ -1,0 +1,158 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/kvctl/kvctl/engine"
+	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/workload"
+	"github.com/spf13/cobra"
+)
+
+type serveOptions struct {
+	SingleRank        bool
+	Replay            string
+	TraceFormat       string
+	Synthetic         string
+	Pool              string
+	Key               keyFlags
+	GPUBlocks         int
+	GPUBytes          string
+	MaxBatchSize      int
+	MaxNumTokens      int
+	Role              string
+	TransferBatchSize int
+	StagingBytes      string
+	StageThroughHost  bool
+	Device            string
+	StatsInterval     time.Duration
+	NoVerify          bool
+	SoftPinTTLMS      int64
+	GroupBlocks       bool
+}
+
+func newServeCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
+	o := &serveOptions{}
+	c := &cobra.Command{
+		Use:   "serve --single-rank (--replay FILE | --synthetic SPEC) [flags]",
+		Short: "Run the connector + scheduler loop embedded, replaying a trace with every loaded byte verified",
+		Long: `Run, in one process and without GPUs or a model, the loop a TensorRT-LLM server
+runs around its Mooncake-store connector: a KV cache manager with local prefix
+reuse, an FCFS scheduler with chunked prefill, the connector's scheduler half
+(lookups, offers, saves of computed blocks only) and worker half (loads and
+saves against the pool), and a synthetic model whose pages are a function of
+their block's hash chain. Every page loaded from the pool is compared with the
+bytes the model computes for it. Time is modelled (virtual), so an hour of
+traffic replays as fast as the CPU allows.
+
+Requests: --replay FILE (kvctl requests JSONL, or a Mooncake FAST'25 trace) or
+--synthetic conversations=200,turns=6,system=2048,user=512,output=256.
+The pool defaults to an embedded mem:// pool sized for the run, on the replay's
+clock; with --pool redis://... several processes share one pool.
+The report and what each number means: docs/serve.md.
+
+Exit codes: 3 when a loaded page differs from the computed one or a request
+is lost, 4 when the pool is unreachable.`,
+		Example: `$ kvctl serve --single-rank --replay testdata/trace-small.jsonl
+$ kvctl serve --single-rank --synthetic conversations=50,turns=4 -o json
+$ kvctl serve --single-rank --replay conversation.jsonl --pool redis://127.0.0.1:6379/0 --stats-interval 10s`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			cfg, src, err := o.config(c, ios, g)
+			if err != nil {
+				return err
+			}
+			return runServe(c.Context(), ios, g, o, cfg, src)
+		},
+	}
+	fs := c.Flags()
+	fs.BoolVar(&o.SingleRank, "single-rank", false, "run every rank's work in this process (required: the only mode so far)")
+	fs.StringVar(&o.Replay, "replay", "", "replay this requests file or trace")
+	fs.StringVar(&o.TraceFormat, "trace-format", "auto", "format of --replay: auto, kvctl or mooncake")
+	fs.StringVar(&o.Synthetic, "synthetic", "", "replay a synthetic multi-turn workload, e.g. conversations=200,turns=6,system=2048,user=512,output=256")
+	fs.StringVar(&o.Pool, "pool", "", "pool URL (default: an embedded mem:// pool sized for the run)")
+	o.Key.registerWithDefaults(fs, false, engine.DefaultTokensPerBlock, fmt.Sprintf("0:%d", engine.DefaultPageBytes))
+	fs.IntVar(&o.GPUBlocks, "gpu-blocks", 0, fmt.Sprintf("KV blocks of GPU memory (default %d, or --gpu-bytes worth)", engine.DefaultGPUBlocks))
+	fs.StringVar(&o.GPUBytes, "gpu-bytes", "", "GPU memory for KV pages, e.g. 4GiB (instead of --gpu-blocks)")
+	fs.IntVar(&o.MaxBatchSize, "max-batch-size", engine.DefaultMaxBatchSize, "max_batch_size: requests per iteration")
+	fs.IntVar(&o.MaxNumTokens, "max-num-tokens", engine.DefaultMaxNumTokens, "max_num_tokens: token budget per iteration")
+	fs.StringVar(&o.Role, "role", engine.RoleBoth, "connector role: both, producer (saves only), consumer (loads only) or capacity (moves nothing)")
+	fs.IntVar(&o.TransferBatchSize, "transfer-batch-size", 64, "transfer_batch_size: pages per store call")
+	fs.StringVar(&o.StagingBytes, "staging-bytes", "1GiB", "staging_buffer_bytes per direction")
+	fs.BoolVar(&o.StageThroughHost, "stage-through-host", false, "stage_through_host: move pages through staging buffers")
+	fs.StringVar(&o.Device, "device", "", "move pages through package transfer on this device (host, cuda, cuda:N); default: direct host copies")
+	fs.DurationVar(&o.StatsInterval, "stats-interval", 0, "log prefix-hole and load stats lines on stderr at most this often (modelled time; 0: never)")
+	fs.BoolVar(&o.NoVerify, "no-verify", false, "do not compare loaded pages with the computed ones")
+	fs.Int64Var(&o.SoftPinTTLMS, "soft-pin-ttl-ms", 0, "soft-pin every put for this many milliseconds")
+	fs.BoolVar(&o.GroupBlocks, "group-blocks", false, "put every page of a block into the block's eviction group")
+	return c
+}
+
+func runServe(ctx context.Context, ios *IOStreams, g *globalOptions, o *serveOptions, cfg engine.Config, src workload.Source) error {
+	if err := o.attachPool(ctx, ios, &cfg, src); err != nil {
+		return err
+	}
+	defer cfg.Pool.Close()
+	if cfg.Device != nil {
+		defer cfg.Device.Close()
+	}
+	bar := newProgress(ios, g, "replay", 0)
+	rep, err := engine.Run(ctx, cfg, src, func(p engine.Progress) {
+		bar.update(int(p.Completed+p.Failed), fmt.Sprintf("requests, hit rate %.1f%%, %.1f s modelled", 100*p.HitRate, p.VirtualMS/1000))
+	})
+	bar.done()
+	if err != nil {
+		if errors.Is(err, context.Canceled) && rep.Requests > 0 {
+			_ = printServeReport(ios, g, rep)
+		}
+		return err
+	}
+	if perr := printServeReport(ios, g, rep); perr != nil {
+		return perr
+	}
+	return checkServeReport(rep)
+}
+
+// checkServeReport is the verification verdict: exit 3 on any mismatch or
+// lost request.
+func checkServeReport(rep engine.Report) error {
+	if rep.VerifyMismatches > 0 {
+		return &verifyError{err: fmt.Errorf("%d loaded pages differ from the computed ones", rep.VerifyMismatches)}
+	}
+	if lost := rep.Requests - rep.Completed - rep.Failed; lost != 0 {
+		return &verifyError{err: fmt.Errorf("%d of %d requests neither completed nor failed", lost, rep.Requests)}
+	}
+	return nil
+}
+
+// attachPool opens --pool, or an embedded pool sized for the run on the
+// replay's clock.
+func (o *serveOptions) attachPool(ctx context.Context, ios *IOStreams, cfg *engine.Config, src workload.Source) error {
+	if o.Pool != "" {
+		st, err := pool.Open(ctx, o.Pool)
+		cfg.Pool = st
+		return err
+	}
+	tokens, err := countTokens(src)
+	if err != nil {
+		return asUsage(err)
+	}
+	cfg.Clock = engine.NewClock()
+	st, err := engine.NewMemPool(cfg.Clock, engine.PoolCapacity(cfg.Layout, tokens))
+	cfg.Pool = st
+	return err
+}
+
+// countTokens counts the prompt and output tokens of a source.
+func countTokens(src workload.Source) (int64, error) {
+	var n int64
+	err := src.Each(func(r workload.Request) error {
+		n += int64(len(r.Tokens) + r.OutputLength)
+		return nil
+	})
+	return n, err
+}
+

@@ -1,0 +1,90 @@
+package cmd
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/kvctl/kvctl/engine"
+	"github.com/kvctl/kvctl/workload"
+	"github.com/spf13/cobra"
+)
+
+// config checks the flags and builds the engine configuration and the
+// request source.
+func (o *serveOptions) config(c *cobra.Command, ios *IOStreams, g *globalOptions) (engine.Config, workload.Source, error) {
+	var cfg engine.Config
+	if err := g.checkOutput("table", "json"); err != nil {
+		return cfg, nil, err
+	}
+	if !o.SingleRank {
+		return cfg, nil, usagef("give --single-rank: serve runs every rank in this process (the only mode so far)")
+	}
+	if (o.Replay == "") == (o.Synthetic == "") {
+		return cfg, nil, usagef("give exactly one of --replay FILE or --synthetic SPEC (the HTTP front is not available yet)")
+	}
+	setup, err := o.Key.resolve(c, ios.Getenv)
+	if err != nil {
+		return cfg, nil, err
+	}
+	if setup.Layout.World != 1 || o.Key.AttentionDP {
+		return cfg, nil, usagef("serve --single-rank keys one rank (w1r0): --tp and --attention-dp are not supported yet")
+	}
+	cfg = engine.Config{
+		Layout: setup.Layout, Namespace: setup.Namespace, Scheme: setup.Scheme, Lookahead: setup.Lookahead,
+		GPUBlocks: o.GPUBlocks, MaxBatchSize: o.MaxBatchSize, MaxNumTokens: o.MaxNumTokens, Role: o.Role,
+		TransferBatchSize: o.TransferBatchSize, StageThroughHost: o.StageThroughHost,
+		SoftPinTTL: time.Duration(o.SoftPinTTLMS) * time.Millisecond, GroupBlocks: o.GroupBlocks,
+		StatsInterval: o.StatsInterval, Verify: !o.NoVerify, MemoryLimit: engine.SuggestedMemoryLimit,
+	}
+	if err := o.sizes(&cfg); err != nil {
+		return cfg, nil, err
+	}
+	if o.StatsInterval > 0 && !g.Quiet {
+		cfg.StatsLine = func(line string) { fmt.Fprintln(ios.ErrOut, line) }
+	}
+	if o.Device != "" {
+		if cfg.Device, err = openDevice(ios, g, o.Device); err != nil {
+			return cfg, nil, err
+		}
+	}
+	src, err := o.source()
+	return cfg, src, err
+}
+
+func (o *serveOptions) sizes(cfg *engine.Config) error {
+	var err error
+	if o.GPUBytes != "" {
+		if cfg.GPUBytes, err = positiveSize("--gpu-bytes", o.GPUBytes); err != nil {
+			return err
+		}
+	}
+	if cfg.StagingBufferBytes, err = positiveSize("--staging-bytes", o.StagingBytes); err != nil {
+		return err
+	}
+	switch {
+	case o.GPUBlocks < 0 || o.MaxBatchSize <= 0 || o.MaxNumTokens <= 0 || o.TransferBatchSize <= 0:
+		return usagef("--gpu-blocks, --max-batch-size, --max-num-tokens and --transfer-batch-size must be positive")
+	case o.GPUBlocks > 0 && o.GPUBytes != "":
+		return usagef("give --gpu-blocks or --gpu-bytes, not both")
+	case o.SoftPinTTLMS < 0 || o.StatsInterval < 0:
+		return usagef("--soft-pin-ttl-ms and --stats-interval must not be negative")
+	}
+	return nil
+}
+
+func (o *serveOptions) source() (workload.Source, error) {
+	if o.Synthetic != "" {
+		conv, err := workload.ParseConversations(o.Synthetic)
+		if err != nil {
+			return nil, asUsage(fmt.Errorf("--synthetic: %w", err))
+		}
+		return conv, nil
+	}
+	src, err := workload.Open(o.Replay, o.TraceFormat)
+	if err != nil {
+		return nil, asUsage(err)
+	}
+	src.ReuseTokens = true
+	return src, nil
+}
+

@@ -1,0 +1,142 @@
+package transfer
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kvctl/kvctl/cuda"
+	"github.com/kvctl/kvctl/pool"
+)
+
+// saveCall is the state of one SaveAll.
+type saveCall struct {
+	s       *Saver
+	p       *pipeline
+	jobs    []SaveJob
+	results []SaveResult
+	items   []pageItem
+	next    int
+	calls   int64
+}
+
+// run stages batch after batch, putting each staged batch while the next
+// one's copies run; a batch whose buffer is the next to be staged into
+// (a single buffer) is put first.
+func (c *saveCall) run(ctx context.Context) error {
+	var pending *slotSet
+	for {
+		if pending != nil && c.p.peek() == pending {
+			if err := c.put(ctx, pending); err != nil {
+				return err
+			}
+			pending = nil
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		staged, err := c.stageNext(ctx)
+		if err == nil && pending != nil {
+			err = c.put(ctx, pending)
+		}
+		if err != nil || staged == nil {
+			return err
+		}
+		pending = staged
+	}
+}
+
+// stageNext queues the gather of the next batch of pages still absent
+// (SkipExisting) into a free buffer; nil when no page is left.
+func (c *saveCall) stageNext(ctx context.Context) (*slotSet, error) {
+	l := c.s.lane
+	none := make([]bool, len(c.jobs))
+	for {
+		batch := l.nextBatch(c.items, &c.next, none)
+		if len(batch) == 0 {
+			return nil, nil
+		}
+		if l.o.SkipExisting {
+			var err error
+			batch, err = c.dropExisting(ctx, batch)
+			c.calls++
+			c.p.clk.lap(PhaseResolve)
+			if err != nil {
+				return nil, err
+			}
+			if len(batch) == 0 {
+				continue
+			}
+		}
+		set, err := c.p.acquire()
+		if err != nil {
+			return nil, err
+		}
+		l.describe(batch, cuda.DeviceToHost, l.slotPtr(set))
+		c.p.clk.lap(PhaseDescribe)
+		set.items = append(set.items[:0], batch...)
+		return set, c.p.submit(set, cuda.DeviceToHost, l.copies, PhaseStage)
+	}
+}
+
+// dropExisting asks Exist for the batch's keys and returns the pages
+// absent (or whose probe failed: the put decides for those).
+func (c *saveCall) dropExisting(ctx context.Context, batch []pageItem) ([]pageItem, error) {
+	l := c.s.lane
+	keys := l.keys[:len(batch)]
+	for i, it := range batch {
+		keys[i] = it.key
+	}
+	status := make([]int, len(batch))
+	if err := l.o.Pool.Exist(ctx, keys, status); err != nil {
+		return nil, fmt.Errorf("pool exist of %d pages: %w", len(batch), err)
+	}
+	out := batch[:0]
+	for i, it := range batch {
+		if status[i] == 1 {
+			c.results[it.job].Existing++
+			continue
+		}
+		out = append(out, it)
+	}
+	return out, nil
+}
+
+// put waits for set's gather and puts its pages.
+func (c *saveCall) put(ctx context.Context, set *slotSet) error {
+	if err := c.p.wait(set); err != nil {
+		return err
+	}
+	l := c.s.lane
+	batch := set.items
+	items, codes := l.puts[:len(batch)], l.codes[:len(batch)]
+	for i, it := range batch {
+		items[i] = pool.PutItem{Key: it.key, Value: l.stage.slot(set.buffer, i, it.bytes), Options: c.jobs[it.job].Options}
+	}
+	calls, cpu, err := l.fan.put(ctx, l.o.Pool, items, codes, batchBytes(batch))
+	c.calls += int64(calls)
+	c.p.clk.lap(PhasePut)
+	c.p.clk.addCPU(PhasePut, cpu)
+	clear(items)
+	if err != nil {
+		return fmt.Errorf("pool put of %d pages: %w", len(batch), err)
+	}
+	c.count(batch, codes)
+	return nil
+}
+
+// count adds a batch's put answers to the jobs' results.
+func (c *saveCall) count(batch []pageItem, codes []pool.Code) {
+	for i, code := range codes {
+		r := &c.results[batch[i].job]
+		switch code {
+		case pool.OK:
+			r.Stored++
+			r.Bytes += batch[i].bytes
+		case pool.ObjectAlreadyExists:
+			r.AlreadyExists++
+		default:
+			r.Failed++
+			r.FailedKeys = append(r.FailedKeys, batch[i].key)
+		}
+	}
+}
