@@ -2,11 +2,8 @@ package transfer
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/kvctl/kvctl/cuda"
@@ -98,32 +95,6 @@ func TestBenchRejects(t *testing.T) {
 	for i, o := range tests {
 		if _, err := Bench(context.Background(), o); err == nil {
 			t.Errorf("Bench(case %d: %+v) succeeded, want an error", i, o)
-		}
-	}
-}
-
-func roundMS(m map[string]float64) map[string]float64 {
-	out := map[string]float64{}
-	for k, v := range m {
-		out[k] = float64(int(v*100)) / 100
-	}
-	return out
-}
-
-func writeJSONLines(t *testing.T, path string, rs []BenchResult) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	enc := json.NewEncoder(f)
-	for _, r := range rs {
-		if err := enc.Encode(r); err != nil {
-			t.Fatal(err)
 		}
 	}
 }

@@ -2,9 +2,11 @@ package transfer
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -37,15 +39,33 @@ func TestGPUSweep(t *testing.T) {
 	if set != "base" {
 		cases = append(cases, gpuVariantCases()...)
 	}
-	var lines []BenchResult
+	enc := sweepOutput(t)
 	for _, c := range cases {
-		if r, ok := runSweepCase(t, dev, c); ok {
-			lines = append(lines, r)
+		r, ok := runSweepCase(t, dev, c)
+		if ok && enc != nil {
+			if err := enc.Encode(r); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
-	if out := os.Getenv("KVCTL_GPU_SWEEP_OUT"); out != "" {
-		writeJSONLines(t, out, lines)
+}
+
+// sweepOutput opens KVCTL_GPU_SWEEP_OUT for JSON lines, written as the
+// cases finish; nil when unset.
+func sweepOutput(t *testing.T) *json.Encoder {
+	out := os.Getenv("KVCTL_GPU_SWEEP_OUT")
+	if out == "" {
+		return nil
 	}
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return json.NewEncoder(f)
 }
 
 func runSweepCase(t *testing.T, dev cuda.Device, c BenchOptions) (BenchResult, bool) {
@@ -186,4 +206,12 @@ func parallelCopyGBps(dst, src []byte, threads int) float64 {
 	}
 	wg.Wait()
 	return float64(len(src)) / time.Since(start).Seconds() / 1e9
+}
+
+func roundMS(m map[string]float64) map[string]float64 {
+	out := map[string]float64{}
+	for k, v := range m {
+		out[k] = float64(int(v*100)) / 100
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package transfer
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -62,6 +63,9 @@ func TestSaveAllAcrossJobs(t *testing.T) {
 				for _, r := range j.Pages {
 					if got := store.opts[r.Key].GroupID; got != j.Options.GroupID {
 						t.Errorf("page %q put in group %q, want %q", r.Key, got, j.Options.GroupID)
+					}
+					if r.Key != "j1-7" && !bytes.Equal(f.store.vals[r.Key], pageValue(r.Key, f.pools[r.LayerGroup].group.PageBytes())) {
+						t.Errorf("pool value of %q differs from its GPU page", r.Key)
 					}
 				}
 			}
