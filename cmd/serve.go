@@ -155,4 +155,3 @@ func countTokens(src workload.Source) (int64, error) {
 	})
 	return n, err
 }
-

@@ -87,4 +87,3 @@ func (o *serveOptions) source() (workload.Source, error) {
 	src.ReuseTokens = true
 	return src, nil
 }
-

@@ -244,3 +244,17 @@ func (s *Scheduler) RequestReset(id string) {
 	}
 	*st = reqState{counted: st.counted}
 }
+
+// TakeLoads emits request r's honoured loads at once, appended to dst, for
+// an async load (async_load: the request is parked outside the batch while
+// they run, and rejoins when get_finished reports them). BuildMeta does
+// not emit them again. A block without a destination page is an error.
+func (s *Scheduler) TakeLoads(dst []Transfer, r *Request) ([]Transfer, error) {
+	st := s.reqs[r.ID]
+	if st == nil || !st.settled {
+		return dst, fmt.Errorf("request %q: loads taken before it was settled (update_state_after_alloc)", r.ID)
+	}
+	m := Meta{Loads: dst}
+	_, err := s.emitLoads(&m, r, st)
+	return m.Loads, err
+}

@@ -56,9 +56,11 @@ type Worker struct {
 	mover  PageMover
 	exists func(ctx context.Context, keys []string, status []int) error
 
-	failed    []string
-	failedSet map[string]bool
-	submitted []SubmittedSave
+	failed     []string
+	failedSet  map[string]bool
+	passFailed int  // pages of the current StartLoadKV that failed
+	asyncMeta  Meta // reused by LoadAsync
+	submitted  []SubmittedSave
 
 	// buffers reused from call to call
 	keys    []string

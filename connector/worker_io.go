@@ -15,16 +15,35 @@ import (
 // the request is reported by TakeFailedLoadRequests and its bound saves
 // are dropped from m; its other pages are not loaded. An error is the
 // pool's or the mover's (the call failed as a whole).
+//
+// On a tensor-parallel rank (Layout.World > 1) a missing page is fatal: the
+// ranks hold shards of the same KV and cannot restart alone. Every page is
+// then attempted and the error is a *LoadFailedError.
 func (w *Worker) StartLoadKV(ctx context.Context, m *Meta) error {
 	per := len(w.slots)
 	total := len(m.Loads) * per
+	w.passFailed = 0
 	for start := 0; start < total; start += w.mover.MaxBatch() {
 		end := min(total, start+w.mover.MaxBatch())
 		if err := w.loadBatch(ctx, m, start, end); err != nil {
 			return fmt.Errorf("loading pages: %w", err)
 		}
 	}
+	if w.passFailed > 0 && w.opts.Layout.World > 1 {
+		return &LoadFailedError{Failed: w.passFailed, Pages: total}
+	}
 	return nil
+}
+
+// LoadFailedError is the fatal load failure of a tensor-parallel rank.
+type LoadFailedError struct {
+	// Failed of Pages pages of the pass were missing.
+	Failed, Pages int
+}
+
+// Error is the upstream message.
+func (e *LoadFailedError) Error() string {
+	return fmt.Sprintf("failed to load %d of %d pages; the affected KV slots were already reported as computed", e.Failed, e.Pages)
 }
 
 // loadBatch loads pages [start, end) of the pass, page p being slot
@@ -37,7 +56,7 @@ func (w *Worker) loadBatch(ctx context.Context, m *Meta, start, end int) error {
 	w.keys, w.pages, w.owners = w.keys[:0], w.pages[:0], w.owners[:0]
 	for p := start; p < end; p++ {
 		tr := m.Loads[p/per]
-		if w.failedSet[tr.ReqID] {
+		if w.failedSet[tr.ReqID] && w.opts.Layout.World == 1 {
 			continue // its load failed already: the rest is not needed
 		}
 		w.keys = append(w.keys, w.pageKey(p%per, tr.Hash))
@@ -62,6 +81,7 @@ func (w *Worker) loadBatch(ctx context.Context, m *Meta, start, end int) error {
 		w.failLoad(m, m.Loads[w.owners[i]].ReqID)
 	}
 	rec.AddCall(landed, bytes, failed)
+	w.passFailed += failed
 	clear(w.keys)
 	return nil
 }
@@ -150,4 +170,26 @@ func (w *Worker) submit(saves []Transfer) {
 		}
 		w.submitted = append(w.submitted, SubmittedSave{ReqID: tr.ReqID, From: tr.Block, To: tr.Block + 1})
 	}
+}
+
+// LoadAsync performs the loads of one parked request (async_load) and
+// reports whether every page landed (get_finished: done, or failed and to
+// be restarted). The failure is not reported by TakeFailedLoadRequests.
+// On a tensor-parallel rank a missing page is fatal, as for StartLoadKV.
+func (w *Worker) LoadAsync(ctx context.Context, loads []Transfer) (landed bool, err error) {
+	m := &w.asyncMeta
+	m.reset(0)
+	m.Loads = append(m.Loads, loads...)
+	before := len(w.failed)
+	if err := w.StartLoadKV(ctx, m); err != nil {
+		return false, err
+	}
+	if len(w.failed) == before {
+		return true, nil
+	}
+	for _, id := range w.failed[before:] {
+		delete(w.failedSet, id)
+	}
+	w.failed = w.failed[:before]
+	return false, nil
 }

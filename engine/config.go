@@ -63,7 +63,11 @@ type Config struct {
 	Pool pool.Store
 	// Layout: T and page sizes. A zero Layout is T=DefaultTokensPerBlock,
 	// one layer group 0 of DefaultPageBytes, a single rank (world 1, rank
-	// 0); a zero World or empty Ranks mean a single rank.
+	// 0); a zero World means 1. World N > 1 is tensor parallelism in one
+	// process: the engine holds every rank's shard of each page (Ranks
+	// empty or every rank 0..N-1), lookups need every shard, saves and
+	// loads move every shard, and a page missing at load time is fatal
+	// (connector.LoadFailedError).
 	Layout keys.Layout
 	// Namespace of the keys; ModelKey defaults to DefaultModelKey.
 	Namespace keys.Namespace
@@ -134,6 +138,36 @@ type Config struct {
 	// them, and with GOGC on it rescans them far more often. See
 	// SuggestedMemoryLimit.
 	MemoryLimit int64
+
+	// FaultMissingRate is the probability that a page vanishes from the
+	// pool between the lookup that found it and its load (it is removed
+	// just before the load): single-rank requests restart, a TP run stops.
+	FaultMissingRate float64
+	// FaultPutErrorRate is the probability that the put of a page fails: a
+	// lost write, only a future miss.
+	FaultPutErrorRate float64
+	// FaultPoolLatency is a real delay added to every pool call of the
+	// connector (lookup, load batch, save batch).
+	FaultPoolLatency time.Duration
+	// FaultSeed seeds the fault draws; a run is deterministic given it.
+	FaultSeed uint64
+
+	// AsyncLoad (async_load) loads an admitted request's offer in the
+	// background while the request is parked outside the batch: it takes
+	// no slot and no token of the passes meanwhile, and rejoins the
+	// running requests once its pages landed (get_finished), or restarts
+	// when one was missing. In virtual time the load takes its bytes at
+	// Costs.TransferGBps shared by AsyncLoadWorkers workers (default 1)
+	// serving one FIFO queue; the bytes themselves are moved when the
+	// request parks.
+	AsyncLoad        bool
+	AsyncLoadWorkers int
+}
+
+// faults are the connector's injected faults.
+func (c Config) faults() connector.Faults {
+	return connector.Faults{MissingRate: c.FaultMissingRate, PutErrorRate: c.FaultPutErrorRate,
+		PoolLatency: c.FaultPoolLatency, Seed: c.FaultSeed}
 }
 
 // Costs are the modelled time of an iteration, in milliseconds:
@@ -175,7 +209,7 @@ func (c Config) withDefaults() (Config, error) {
 		c.Layout.World = 1
 	}
 	if len(c.Layout.Ranks) == 0 {
-		c.Layout.Ranks = []int{0}
+		c.Layout.Ranks = allRanks(c.Layout.World)
 	}
 	if c.Namespace.ModelKey == "" {
 		c.Namespace.ModelKey = DefaultModelKey
@@ -190,6 +224,7 @@ func (c Config) withDefaults() (Config, error) {
 	setDefault(&c.StagingBufferBytes, connector.DefaultStagingBufferBytes)
 	setDefault(&c.EvictEvery, 10*time.Millisecond)
 	setDefault(&c.Regions, DefaultRegions)
+	setDefault(&c.AsyncLoadWorkers, connector.DefaultAsyncLoadWorkers)
 	if c.Costs == (Costs{}) {
 		c.Costs = DefaultCosts()
 	}
@@ -197,6 +232,15 @@ func (c Config) withDefaults() (Config, error) {
 		c.Clock = NewClock()
 	}
 	return c, c.validate()
+}
+
+// allRanks is 0..world-1.
+func allRanks(world int) []int {
+	out := make([]int, max(1, world))
+	for i := range out {
+		out[i] = i
+	}
+	return out
 }
 
 func setDefault[T comparable](v *T, def T) {
@@ -210,8 +254,11 @@ func (c Config) validate() error {
 	if err := c.Layout.Validate(); err != nil {
 		return fmt.Errorf("engine: layout: %w", err)
 	}
-	if c.Layout.World != 1 || len(c.Layout.Ranks) != 1 {
-		return fmt.Errorf("engine: single rank only (world %d, ranks %v)", c.Layout.World, c.Layout.Ranks)
+	if len(c.Layout.Ranks) != c.Layout.World {
+		return fmt.Errorf("engine: world %d needs every rank 0..%d in one process, got ranks %v", c.Layout.World, c.Layout.World-1, c.Layout.Ranks)
+	}
+	if err := c.faults().Validate(); err != nil {
+		return fmt.Errorf("engine: %w", err)
 	}
 	if err := checkAlignment(c.ReuseMatchAlignment, c.Layout.TokensPerBlock); err != nil {
 		return fmt.Errorf("engine: %w", err)
@@ -223,6 +270,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("engine: local_reuse_backoff %q: want off or align", c.LocalReuseBackoff)
 	case c.MaxBatchSize < 1 || c.MaxNumTokens < 1:
 		return fmt.Errorf("engine: max batch size %d and max num tokens %d must be positive", c.MaxBatchSize, c.MaxNumTokens)
+	case c.AsyncLoadWorkers < 1:
+		return fmt.Errorf("engine: async load workers %d must be positive", c.AsyncLoadWorkers)
 	case c.TransferBatchSize < 1:
 		return fmt.Errorf("engine: transfer batch size %d must be positive", c.TransferBatchSize)
 	case c.GPUBlocks < 0 || c.GPUBytes < 0 || c.StagingBufferBytes < 0:

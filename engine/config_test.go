@@ -19,7 +19,15 @@ func TestConfigValidation(t *testing.T) {
 		{"unknown backoff", func(c *Config) { c.LocalReuseBackoff = "keep" }, false},
 		{"negative lookahead", func(c *Config) { c.Lookahead = -1 }, false},
 		{"alignment not dividing T", func(c *Config) { c.ReuseMatchAlignment = 5 }, false},
-		{"tensor parallel", func(c *Config) { c.Layout = DefaultLayout(32); c.Layout.World = 2 }, false},
+		{"tensor parallel, one rank of two", func(c *Config) { c.Layout = DefaultLayout(32); c.Layout.World = 2 }, false},
+		{"tensor parallel, every rank", func(c *Config) {
+			c.Layout = DefaultLayout(32)
+			c.Layout.World, c.Layout.Ranks = 4, nil
+		}, true},
+		{"fault rates", func(c *Config) { c.FaultMissingRate, c.FaultPutErrorRate, c.FaultPoolLatency = 0.1, 1, 1 }, true},
+		{"missing rate above 1", func(c *Config) { c.FaultMissingRate = 1.5 }, false},
+		{"negative put error rate", func(c *Config) { c.FaultPutErrorRate = -0.1 }, false},
+		{"negative pool latency", func(c *Config) { c.FaultPoolLatency = -1 }, false},
 		{"zero bandwidth", func(c *Config) { c.Costs = Costs{IterationMS: 1} }, false},
 		{"negative cost", func(c *Config) { c.Costs = DefaultCosts(); c.Costs.PrefillTokenMS = -1 }, false},
 		{"bad layer group", func(c *Config) {

@@ -20,11 +20,16 @@ type engine struct {
 	pages    *pageMemory
 	kv       *kvCache
 	sched    *connector.Scheduler
-	worker   *connector.Worker
+	worker   *connector.Worker   // rank 0's: lookups
+	workers  []*connector.Worker // one per rank (tensor parallelism)
+	faults   *connector.FaultMover
 	stats    *connector.Stats
 
 	evict       func()
 	nextEvictMS float64
+
+	async         asyncLoads
+	nextArrivalMS float64 // the next arrival not yet admitted, +Inf with none
 
 	waiting   queue
 	running   []*request
@@ -48,6 +53,8 @@ type counters struct {
 	restarts, preemptions, mismatches  int64
 	iterations                         int64
 	completedPromptTokens              int64
+	parkedLoads, asyncLoadFailures     int64
+	asyncWaitMS                        float64
 }
 
 func newEngine(cfg Config) (*engine, error) {
@@ -65,7 +72,7 @@ func newEngine(cfg Config) (*engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	if e.pages, err = newPageMemory(slots, blocks); err != nil {
+	if e.pages, err = newPageMemory(allRankSlots(cfg.Layout), blocks); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
 	if e.kv, err = newKVCache(e.pages, e.perBlock, cfg.ReuseMatchAlignment); err != nil {
@@ -79,26 +86,42 @@ func newEngine(cfg Config) (*engine, error) {
 	return e, nil
 }
 
+// newConnector makes the connector: one worker half per rank, sharing
+// one page mover (the ranks run one after the other), and the scheduler
+// half, whose lookups go through rank 0's worker (asking for every rank's
+// shard).
 func (e *engine) newConnector(slots []connector.PageSlot) error {
 	cfg := e.cfg
 	mover, err := e.newMover(slots)
 	if err != nil {
 		return err
 	}
-	w, err := connector.NewWorker(connector.WorkerOptions{
-		Store: cfg.Pool, Layout: cfg.Layout, Namespace: cfg.Namespace, Rank: cfg.Layout.Ranks[0],
-		Pages: e.pages, Mover: mover, SoftPinTTL: cfg.SoftPinTTL, GroupBlocks: cfg.GroupBlocks,
-		LoadStats: e.stats.Load, SaveStats: e.stats.Save,
-	})
-	if err != nil {
-		return fmt.Errorf("engine: %w", err)
+	if f := cfg.faults(); f.Active() {
+		e.faults = connector.NewFaultMover(mover, cfg.Pool, f)
+		mover = e.faults
 	}
-	e.worker = w
+	per := len(slots)
+	for i, rank := range cfg.Layout.Ranks {
+		w, err := connector.NewWorker(connector.WorkerOptions{
+			Store: cfg.Pool, Layout: cfg.Layout, Namespace: cfg.Namespace, Rank: rank,
+			Pages: rankPages{e.pages, i * per}, Mover: mover, SoftPinTTL: cfg.SoftPinTTL, GroupBlocks: cfg.GroupBlocks,
+			LoadStats: e.stats.Load, SaveStats: e.stats.Save,
+		})
+		if err != nil {
+			return fmt.Errorf("engine: rank %d: %w", rank, err)
+		}
+		e.workers = append(e.workers, w)
+	}
+	e.worker = e.workers[0]
+	var prober connector.Prober = e.worker
+	if cfg.FaultPoolLatency > 0 {
+		prober = connector.SlowProber{Prober: e.worker, Delay: cfg.FaultPoolLatency}
+	}
 	e.sched = connector.NewScheduler(connector.SchedulerOptions{
 		Loads: cfg.Role == RoleBoth || cfg.Role == RoleConsumer,
 		Saves: cfg.Role == RoleBoth || cfg.Role == RoleProducer,
 		Holes: e.stats.Holes,
-	}, w)
+	}, prober)
 	return nil
 }
 

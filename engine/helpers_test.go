@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/hex"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -80,7 +81,7 @@ func (c *checkingStore) Put(ctx context.Context, items []pool.PutItem, results [
 }
 
 // computed reports whether an item's bytes are the model's page for its
-// key: {ns}/{model}/w1r0/lg{N}/t{T}b{B}/{hex}.
+// key: {ns}/{model}/w{W}r{R}/lg{N}/t{T}b{B}/{hex}.
 func (c *checkingStore) computed(it pool.PutItem) bool {
 	parts := strings.Split(it.Key, "/")
 	if len(parts) < 4 {
@@ -93,9 +94,14 @@ func (c *checkingStore) computed(it pool.PutItem) bool {
 	}
 	var h keys.Hash
 	copy(h[:], raw)
-	rank := 0
-	if parts[len(parts)-4] == "replicated" {
-		rank = -1
+	rank := -1 // replicated
+	if shard := parts[len(parts)-4]; shard != "replicated" {
+		_, r, ok := strings.Cut(shard, "r")
+		n, err := strconv.Atoi(r)
+		if !ok || err != nil {
+			return false
+		}
+		rank = n
 	}
 	return Model{Regions: DefaultRegions}.Equal(it.Value, h, int(lgText[2]-'0'), rank)
 }

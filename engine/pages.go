@@ -68,7 +68,7 @@ func (p *pageMemory) landed(block int32, h keys.Hash) { p.holds[block], p.valid[
 
 func (p *pageMemory) invalidate(block int32) { p.valid[block] = false }
 
-// bytesPerBlock is the size of one block's pages on this rank.
+// bytesPerBlock is the size of one block's pages on every rank.
 func (p *pageMemory) bytesPerBlock() int64 {
 	var n int64
 	for _, s := range p.slots {
@@ -76,3 +76,27 @@ func (p *pageMemory) bytesPerBlock() int64 {
 	}
 	return n
 }
+
+// allRankSlots lists the page slots of every rank of l, rank by rank: the
+// engine holds every rank's shard of a block (tensor parallelism in one
+// process).
+func allRankSlots(l keys.Layout) []connector.PageSlot {
+	var out []connector.PageSlot
+	for _, rank := range l.Ranks {
+		out = append(out, connector.PageSlots(l, rank)...)
+	}
+	return out
+}
+
+// rankPages is one rank's view of the page memory: its page slots start
+// at slot offset.
+type rankPages struct {
+	p      *pageMemory
+	offset int
+}
+
+// Page returns the rank's page slot slot of KV block block.
+func (v rankPages) Page(slot int, block int32) []byte { return v.p.Page(v.offset+slot, block) }
+
+// Holds reports the chain hash whose KV block block holds.
+func (v rankPages) Holds(block int32) (keys.Hash, bool) { return v.p.Holds(block) }

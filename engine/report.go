@@ -36,6 +36,21 @@ type Report struct {
 	Pool                 pool.Stat   `json:"pool"`
 	PrefixHoles          stats.Holes `json:"prefix_holes"`
 	Load                 stats.Load  `json:"load"`
+	// Preemptions are readmissions after running out of pages.
+	Preemptions int64 `json:"preemptions"`
+	// World is the tensor-parallel size (every rank in this process).
+	World int `json:"world"`
+	// FaultMissingPages and FaultPutErrors are the injected faults
+	// (Config.FaultMissingRate, Config.FaultPutErrorRate).
+	FaultMissingPages int64 `json:"fault_missing_pages"`
+	FaultPutErrors    int64 `json:"fault_put_errors"`
+	// ParkedLoads are async loads (requests parked outside the batch);
+	// AsyncLoadFailures those that found a page missing and restarted
+	// (counted in Restarts too); AsyncLoadWaitMS the total virtual time
+	// requests spent parked.
+	ParkedLoads       int64   `json:"parked_loads"`
+	AsyncLoadFailures int64   `json:"async_load_failures"`
+	AsyncLoadWaitMS   float64 `json:"async_load_wait_ms"`
 	// FailedRequests describe the first MaxFailedReported failed requests.
 	FailedRequests []FailedRequest `json:"failed_requests,omitempty"`
 }
@@ -115,7 +130,12 @@ func (e *engine) report(ctx context.Context, wall time.Duration) Report {
 		Restarts: c.restarts, VerifyMismatches: c.mismatches, Iterations: c.iterations,
 		TTFTMS: percentilesOf(e.lat.ttft), ITLMS: percentilesOf(e.lat.itl),
 		WallSeconds: wall.Seconds(), PrefixHoles: e.stats.Holes.Total(), Load: load,
-		FailedRequests: e.failed,
+		FailedRequests: e.failed, Preemptions: c.preemptions, World: len(e.workers),
+		ParkedLoads: c.parkedLoads, AsyncLoadFailures: c.asyncLoadFailures, AsyncLoadWaitMS: c.asyncWaitMS,
+	}
+	if e.faults != nil {
+		fc := e.faults.Counts()
+		rep.FaultMissingPages, rep.FaultPutErrors = fc.MissingPages, fc.PutErrors
 	}
 	if st, err := e.cfg.Pool.Stat(context.WithoutCancel(ctx)); err == nil {
 		rep.Pool = st

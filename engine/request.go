@@ -15,6 +15,7 @@ type reqPhase int
 const (
 	phaseWaiting reqPhase = iota
 	phaseRunning
+	phaseParked    // waiting outside the batch for an async load
 	phaseFinishing // done; pages kept until its saves are confirmed
 	phaseDone
 )

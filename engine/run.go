@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"math"
 	"runtime/debug"
 	"time"
 
@@ -65,7 +66,7 @@ func (e *engine) loop(ctx context.Context, in *arrivals, progress func(Progress)
 		if err := e.admitArrivals(in); err != nil {
 			return err
 		}
-		if len(e.running) == 0 && e.waiting.len() == 0 && len(e.finishing) == 0 {
+		if len(e.running) == 0 && e.waiting.len() == 0 && len(e.finishing) == 0 && len(e.async.parked) == 0 {
 			next, ok := in.peek()
 			if !ok {
 				return nil
@@ -92,7 +93,11 @@ func (e *engine) admitArrivals(in *arrivals) error {
 	now := e.clock.ElapsedMS()
 	for {
 		next, ok := in.peek()
-		if !ok || float64(next.ArrivalMS) > now {
+		if !ok {
+			e.nextArrivalMS = math.Inf(1)
+			return nil
+		}
+		if e.nextArrivalMS = float64(next.ArrivalMS); e.nextArrivalMS > now {
 			return nil
 		}
 		in.take()
@@ -137,7 +142,7 @@ func (e *engine) fail(id string, err error) {
 // failStuck catches a replay that cannot progress: nothing running or
 // finishing, yet the head of the queue was not admitted.
 func (e *engine) failStuck() error {
-	if len(e.batch) > 0 || len(e.running) > 0 || len(e.finishing) > 0 || e.waiting.len() == 0 {
+	if len(e.batch) > 0 || len(e.running) > 0 || len(e.finishing) > 0 || len(e.async.parked) > 0 || e.waiting.len() == 0 {
 		return nil
 	}
 	r := e.waiting.peek()

@@ -63,14 +63,17 @@ func (e *engine) schedule(ctx context.Context) error {
 	}
 	for e.waiting.len() > 0 && budget > 0 && slots > 0 {
 		r := e.waiting.peek()
-		ok, err := e.admit(ctx, r, budget)
+		res, err := e.admit(ctx, r, budget)
 		if err != nil {
 			return err
 		}
-		if !ok {
+		if res == admitNone {
 			break
 		}
 		e.waiting.popFront()
+		if res == admitParked {
+			continue
+		}
 		r.phase = phaseRunning
 		e.running = append(e.running, r)
 		e.batch = append(e.batch, r)
@@ -107,11 +110,21 @@ func (e *engine) reserve(r *request, n int) int {
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
+// admitResult is what admission did with a waiting request.
+type admitResult int
+
+const (
+	admitNone   admitResult = iota // no room: it stays at the head of the queue
+	admitRun                       // it joins this pass
+	admitParked                    // it waits outside the batch for its async load
+)
+
 // admit tries to start waiting request r with at most budget tokens: local
 // match, connector lookup, offer settled to what the pages allow, pages
-// allocated. It returns false, changing nothing, when the pages cannot
-// take even one token beyond the local match.
-func (e *engine) admit(ctx context.Context, r *request, budget int) (bool, error) {
+// allocated. It returns admitNone, changing nothing, when the pages cannot
+// take even one token beyond the local match. With AsyncLoad, a request
+// with blocks to load is parked instead (admitParked).
+func (e *engine) admit(ctx context.Context, r *request, budget int) (admitResult, error) {
 	t := e.perBlock
 	chain := r.conn.Chain
 	if cap(r.alloc.blocks) == 0 {
@@ -126,26 +139,33 @@ func (e *engine) admit(ctx context.Context, r *request, budget int) (bool, error
 	avail := e.kv.available()
 	if (len(r.alloc.blocks)+avail)*t-matched < 1 {
 		e.kv.release(&r.alloc)
-		return false, nil
+		return admitNone, nil
 	}
 	r.computed, r.written = matched, matched/t
 	r.cover(0, matched, &r.localHit)
 	offer, err := e.sched.GetNumNewMatchedTokens(ctx, &r.conn, matched)
 	if err != nil {
-		return false, fmt.Errorf("request %q: %w", r.userID, err)
+		return admitNone, fmt.Errorf("request %q: %w", r.userID, err)
 	}
 	room := (len(r.alloc.blocks)+avail)*t - matched // tokens the pages can take
 	honoured := min(offer, (room-1)/t*t)
 	chunk := min(r.contextLen()-matched-honoured, budget, room-honoured)
+	parks := e.cfg.AsyncLoad && honoured > 0
+	if parks {
+		chunk = 0 // the load runs outside the batch
+	}
 	if !e.kv.grow(&r.alloc, ceilDiv(matched+honoured+chunk, t)) {
 		panic("engine: grow failed within available pages")
 	}
 	r.conn.Blocks = r.alloc.blocks
 	if err := e.sched.UpdateStateAfterAlloc(&r.conn, matched, 0, honoured); err != nil {
-		return false, fmt.Errorf("request %q: %w", r.userID, err)
+		return admitNone, fmt.Errorf("request %q: %w", r.userID, err)
 	}
 	r.loadTokens, r.scheduled = honoured, chunk
-	return true, nil
+	if parks {
+		return admitParked, e.park(ctx, r)
+	}
+	return admitRun, nil
 }
 
 // localMatch turns k matched blocks into matched tokens: the draft's

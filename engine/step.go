@@ -5,18 +5,30 @@ import (
 	"fmt"
 
 	"github.com/kvctl/kvctl/connector"
+	"github.com/kvctl/kvctl/keys"
 )
 
 // iteration runs one pass: confirm the last pass's saves, schedule, build
 // the connector metadata, load (restarting requests whose pages went
 // missing), compute, save, then charge the modelled time and emit tokens.
+//
+// With async loads, a pass that would be empty while loads are in flight
+// is skipped: the clock jumps to the next load's end or arrival instead.
 func (e *engine) iteration(ctx context.Context) error {
-	e.counts.iterations++
 	e.sched.ConfirmSaves(e.worker.TakeSubmittedSaves())
+	for _, w := range e.workers[1:] {
+		w.TakeSubmittedSaves() // the ranks save the same blocks in the same pass
+	}
 	e.releaseFinishing()
+	e.getFinished()
 	if err := e.schedule(ctx); err != nil {
 		return err
 	}
+	if len(e.batch) == 0 && len(e.finishing) == 0 && len(e.async.parked) > 0 {
+		e.clock.AdvanceTo(max(e.clock.ElapsedMS(), min(e.async.nextParkedMS(), e.nextArrivalMS)))
+		return nil
+	}
+	e.counts.iterations++
 	e.views = e.views[:0]
 	for _, r := range e.batch {
 		e.views = append(e.views, connector.Scheduled{Req: &r.conn, Computed: r.computed, NumScheduled: r.scheduled})
@@ -25,16 +37,21 @@ func (e *engine) iteration(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("engine: %w", err)
 	}
-	if err := e.worker.StartLoadKV(ctx, meta); err != nil {
-		return fmt.Errorf("engine: pass %d: %w", meta.Pass, err)
+	for _, w := range e.workers {
+		if err := w.StartLoadKV(ctx, meta); err != nil {
+			return fmt.Errorf("engine: pass %d: %w", meta.Pass, err)
+		}
 	}
 	e.restartFailed(e.worker.TakeFailedLoadRequests())
 	e.land(meta)
 	prefill, decode := e.forward()
-	if err := e.worker.WaitForSave(ctx, meta); err != nil {
-		return fmt.Errorf("engine: pass %d: %w", meta.Pass, err)
+	for _, w := range e.workers {
+		if err := w.WaitForSave(ctx, meta); err != nil {
+			return fmt.Errorf("engine: pass %d: %w", meta.Pass, err)
+		}
 	}
-	moved := int64(len(meta.Loads)+len(meta.Saves)) * e.pages.bytesPerBlock()
+	// the ranks move their shards in parallel, each on its own link
+	moved := int64(len(meta.Loads)+len(meta.Saves)) * e.pages.bytesPerBlock() / int64(len(e.workers))
 	e.clock.AdvanceTo(e.clock.ElapsedMS() + e.cost(prefill, decode, moved))
 	e.emit()
 	e.stats.Tick()
@@ -75,12 +92,7 @@ func (e *engine) land(meta *connector.Meta) {
 		if r == nil || r.phase != phaseRunning {
 			continue
 		}
-		if e.cfg.Verify {
-			e.counts.mismatches += int64(e.pages.verify(e.model, tr.Page, tr.Hash))
-		}
-		e.pages.landed(tr.Page, tr.Hash)
-		e.kv.register(&r.alloc, tr.Block, tr.Hash)
-		r.written = max(r.written, tr.Block+1)
+		e.landBlock(r, tr.Block, tr.Page, tr.Hash)
 	}
 	for _, r := range e.batch {
 		if r.phase == phaseRunning && r.loadTokens > 0 {
@@ -89,6 +101,17 @@ func (e *engine) land(meta *connector.Meta) {
 			r.loadTokens = 0
 		}
 	}
+}
+
+// landBlock settles one loaded block of r: its pages are checked against
+// the model when verification is on, and it joins the radix tree.
+func (e *engine) landBlock(r *request, block int, page int32, h keys.Hash) {
+	if e.cfg.Verify {
+		e.counts.mismatches += int64(e.pages.verify(e.model, page, h))
+	}
+	e.pages.landed(page, h)
+	e.kv.register(&r.alloc, block, h)
+	r.written = max(r.written, block+1)
 }
 
 func (e *engine) batchRequest(id string) *request {

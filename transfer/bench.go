@@ -256,6 +256,9 @@ func (b *benchRun) load(ctx context.Context) error {
 	if err := b.seedPool(ctx); err != nil {
 		return err
 	}
+	if err := b.touchGPU(); err != nil {
+		return err
+	}
 	runtime.GC() // no collection of the setup's garbage while timing
 	results, geo, seconds, err := b.runLoad(ctx)
 	if err != nil {

@@ -139,6 +139,29 @@ func (b *benchRun) fillGPU() (cuda.Event, error) {
 	return ready, nil
 }
 
+// touchGPU zeroes the GPU pages of an emulated device, whose memory is Go
+// memory that would otherwise take its first-touch page faults in the
+// timed copies (a GPU's memory is backed at allocation).
+func (b *benchRun) touchGPU() error {
+	if !b.o.Device.Info().Emulated {
+		return nil
+	}
+	s, err := b.o.Device.NewStream()
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	defer s.Destroy()
+	p := b.pools[0]
+	err = p.WriteRegions(s, p.NewRegionBufs())
+	if err == nil {
+		err = s.Synchronize()
+	}
+	if err != nil {
+		return fmt.Errorf("bench: zeroing the GPU pages: %w", err)
+	}
+	return nil
+}
+
 // scatterPage copies a page's concatenated regions into region-major
 // buffers; gatherPage is the reverse.
 func scatterPage(g LayerGroup, bufs [][]byte, i int, page []byte) {

@@ -26,8 +26,9 @@
 //
 // A batch's Get or Put is split into up to Parallel concurrent store calls
 // (default min(GOMAXPROCS, 8), shared evenly by async workers) of
-// contiguous pages, each moving at least MinCallBytes; smaller batches
-// are one call. The store must be safe for concurrent use.
+// contiguous pages, each moving at least MinCallBytes (smaller batches
+// are one call), run on goroutines while the calling one queues the
+// previous batch's copies. The store must be safe for concurrent use.
 //
 // # Loads
 //
@@ -45,16 +46,18 @@
 // skipped, and only landed slots of requests still whole are copied. The
 // copies of batch k are queued once all of its Gets returned, and run
 // while the Gets of batch k+1 fill the other buffer; pages count as landed
-// once their copies completed. Every call ends with a stream synchronize.
+// once their copies completed. Every call waits for its copies to finish.
 //
 // # Saves
 //
 // A Saver copies GPU pages to staging after an event (the forward pass),
-// then puts them. Phases: resolve (validate, and with SkipExisting one
-// Exist call per batch, skipping present keys), describe, stage (gather to
-// staging with the copy mode), sync, put. The gather of batch k+1 is queued
-// before batch k is put, into the other buffer. Put failures are counted
-// per page and not retried; ObjectAlreadyExists answers are counted apart.
+// then puts them: Save for one request, SaveAll for a pass's requests,
+// batched across them. Phases: resolve (validate, and with SkipExisting
+// one Exist call per batch, skipping present keys), describe, stage
+// (gather to staging with the copy mode), sync, put. Once batch k's gather
+// finished its puts start, and batch k+1's gather is queued into the other
+// buffer while they run. Put failures are counted per page and not
+// retried; ObjectAlreadyExists answers are counted apart.
 //
 // # Direct mode
 //
@@ -67,14 +70,16 @@
 //
 // # Statistics
 //
-// Per-phase wall times, CPU times (Linux, CLOCK_THREAD_CPUTIME_ID; the
-// goroutine stays on its thread for the call) and counters go to a Stats
-// sink when one is given; with a nil sink no clock is read. Wall times are
-// those of the goroutine running the call and add up to the call's time.
-// Since the device copies of one batch overlap the next batch's store
-// calls, that overlap is charged to get or put, unstage and stage are the
-// time to queue the copies, and sync only the time spent waiting for the
-// device. The CPU time of get and put sums every thread that ran the
+// Per-phase wall times, CPU times (Linux, CLOCK_THREAD_CPUTIME_ID) and
+// counters go to a Stats sink when one is given; with a nil sink no clock
+// is read. Wall times are those of the goroutine running the call (which
+// stays on its thread for the call) and add up to the call's time. The
+// phases overlap other work: get and put are the time that goroutine
+// waits for a batch's store calls, which run on other goroutines while it
+// describes and queues the other batch's copies (describe, unstage,
+// stage), and while the device copies; sync is only the time spent
+// waiting for the device (for a staging buffer to free up, and at the
+// end). The CPU time of get and put is that of every thread that ran the
 // batch's store calls, so it may exceed the wall time. The device's own
 // copy time is measured with events (Totals.DeviceCopy). Bench drives a
 // whole benchmark run (kvctl bench load|save).

@@ -16,7 +16,8 @@ import (
 const MinCallBytes = 128 << 10
 
 // fanout splits a batch's store calls into contiguous ranges run
-// concurrently, one on the calling goroutine.
+// concurrently, on goroutines of their own, so that the caller can queue
+// the previous batch's copies meanwhile.
 type fanout struct {
 	// most is the most concurrent calls (Options.Parallel).
 	most int
@@ -30,50 +31,56 @@ func (f fanout) calls(count int, bytes int64) int {
 	return int(max(1, min(int64(f.most), int64(count), bytes/MinCallBytes)))
 }
 
-// run calls fn(lo, hi) for every range and returns the number of calls,
-// the CPU time the helper goroutines' threads spent (when measuring; the
-// caller's own is the caller's to measure) and the first error, in range
-// order.
-func (f fanout) run(count int, bytes int64, fn func(lo, hi int) error) (int, time.Duration, error) {
+// fanTask is a batch's store calls in flight.
+type fanTask struct {
+	wg   sync.WaitGroup
+	errs []error
+	cpu  atomic.Int64
+}
+
+// start runs fn(lo, hi) for every range, each on a goroutine of its own,
+// and returns at once; the caller must wait for the task.
+func (f fanout) start(count int, bytes int64, fn func(lo, hi int) error) *fanTask {
 	n := f.calls(count, bytes)
-	if n == 1 {
-		return 1, 0, fn(0, count)
-	}
-	errs := make([]error, n)
-	var cpu atomic.Int64
-	var wg sync.WaitGroup
-	for k := 1; k < n; k++ {
+	t := &fanTask{errs: make([]error, n)}
+	for k := range n {
 		lo, hi := k*count/n, (k+1)*count/n
-		wg.Go(func() {
+		t.wg.Go(func() {
 			if f.measure {
 				runtime.LockOSThread()
 				defer runtime.UnlockOSThread()
 				start := threadCPU()
-				defer func() { cpu.Add(int64(threadCPU() - start)) }()
+				defer func() { t.cpu.Add(int64(threadCPU() - start)) }()
 			}
-			errs[k] = fn(lo, hi)
+			t.errs[k] = fn(lo, hi)
 		})
 	}
-	errs[0] = fn(0, count/n)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return n, time.Duration(cpu.Load()), err
-		}
-	}
-	return n, time.Duration(cpu.Load()), nil
+	return t
 }
 
-// get is store.Get of keys into bufs, split by run.
-func (f fanout) get(ctx context.Context, store pool.Store, keys []string, bufs [][]byte, n []int64, bytes int64) (int, time.Duration, error) {
-	return f.run(len(keys), bytes, func(lo, hi int) error {
+// wait waits for the calls and returns their number, the CPU time their
+// threads spent (when measuring) and the first error, in range order.
+func (t *fanTask) wait() (int, time.Duration, error) {
+	t.wg.Wait()
+	cpu := time.Duration(t.cpu.Load())
+	for _, err := range t.errs {
+		if err != nil {
+			return len(t.errs), cpu, err
+		}
+	}
+	return len(t.errs), cpu, nil
+}
+
+// get starts store.Get of keys into bufs.
+func (f fanout) get(ctx context.Context, store pool.Store, keys []string, bufs [][]byte, n []int64, bytes int64) *fanTask {
+	return f.start(len(keys), bytes, func(lo, hi int) error {
 		return store.Get(ctx, keys[lo:hi], bufs[lo:hi], n[lo:hi])
 	})
 }
 
-// put is store.Put of items, split by run.
-func (f fanout) put(ctx context.Context, store pool.Store, items []pool.PutItem, codes []pool.Code, bytes int64) (int, time.Duration, error) {
-	return f.run(len(items), bytes, func(lo, hi int) error {
+// put starts store.Put of items.
+func (f fanout) put(ctx context.Context, store pool.Store, items []pool.PutItem, codes []pool.Code, bytes int64) *fanTask {
+	return f.start(len(items), bytes, func(lo, hi int) error {
 		return store.Put(ctx, items[lo:hi], codes[lo:hi])
 	})
 }

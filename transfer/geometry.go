@@ -23,8 +23,9 @@ type Geometry struct {
 // AllocBytes is the pinned memory one buffer's slots take.
 func (g Geometry) AllocBytes() int64 { return int64(g.Slots) * g.SlotBytes }
 
-// PinnedBytes is the pinned memory every buffer takes (none in direct
-// mode, where Buffers only bounds the batches in flight).
+// PinnedBytes is the pinned staging memory of all the buffers, AllocBytes
+// times Buffers (direct mode stages nothing: there Buffers only bounds the
+// batches in flight).
 func (g Geometry) PinnedBytes() int64 { return g.AllocBytes() * int64(max(g.Buffers, 1)) }
 
 // StagingGeometry computes the connector's staging geometry:

@@ -1,6 +1,7 @@
 package transfer
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,12 +22,13 @@ import (
 // StagingBuffers variants (KVCTL_GPU_SWEEP_SET=base or variants runs one
 // part only), and logs GB/s against the contiguous baseline. It runs only
 // with KVCTL_GPU_SWEEP=1 on a machine with a GPU; with KVCTL_GPU_SWEEP_OUT
-// set it also writes JSON lines there.
+// set it also writes JSON lines there. KVCTL_GPU_SWEEP_DEVICE=host times
+// the sweep on host emulation.
 func TestGPUSweep(t *testing.T) {
 	if os.Getenv("KVCTL_GPU_SWEEP") != "1" {
 		t.Skip("set KVCTL_GPU_SWEEP=1 to run the GPU sweep")
 	}
-	dev, err := cuda.Open("cuda")
+	dev, err := cuda.Open(cmp.Or(os.Getenv("KVCTL_GPU_SWEEP_DEVICE"), "cuda"))
 	if err != nil {
 		t.Skipf("no GPU: %v", err)
 	}

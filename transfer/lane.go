@@ -24,8 +24,6 @@ type lane struct {
 
 	items  []pageItem
 	keys   []string
-	bufs   [][]byte
-	n      []int64
 	ptrs   []cuda.DevPtr
 	puts   []pool.PutItem
 	codes  []pool.Code
@@ -45,8 +43,6 @@ func newLane(o Options, geo Geometry, arenas *arenaMap, budget int64, parallel i
 		return nil, err
 	}
 	l.keys = make([]string, geo.Slots)
-	l.bufs = make([][]byte, geo.Slots)
-	l.n = make([]int64, geo.Slots)
 	l.ptrs = make([]cuda.DevPtr, geo.Slots)
 	l.puts = make([]pool.PutItem, geo.Slots)
 	l.codes = make([]pool.Code, geo.Slots)
@@ -72,6 +68,7 @@ func (l *lane) open() error {
 		if err != nil {
 			return err
 		}
+		s.keys, s.bufs, s.n = make([]string, l.geo.Slots), make([][]byte, l.geo.Slots), make([]int64, l.geo.Slots)
 		l.sets = append(l.sets, s)
 	}
 	return nil

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/kvctl/kvctl/cuda"
-	"github.com/kvctl/kvctl/pool"
 )
 
 // LoadJob is one request's pages to load.
@@ -70,107 +69,17 @@ func (l *lane) load(ctx context.Context, jobs []LoadJob) ([]LoadResult, error) {
 	}
 	clk.lap(PhaseFence)
 	p := &pipeline{l: l, clk: &clk, landed: func(s *slotSet) { countLanded(results, s.items) }}
-	failed := make([]bool, len(jobs))
-	calls := int64(0)
-	for next := 0; err == nil; {
-		batch := l.nextBatch(items, &next, failed)
-		if len(batch) == 0 {
-			break
-		}
-		if err = ctx.Err(); err == nil {
-			var n int
-			n, err = l.loadBatch(ctx, p, batch, results, failed)
-			calls += int64(n)
-		}
+	c := loadCall{l: l, p: p, items: items, results: results, failed: make([]bool, len(jobs))}
+	if l.arenas != nil {
+		err = c.runDirect(ctx)
+	} else {
+		err = c.run(ctx)
 	}
 	if derr := p.drain(); err == nil && derr != nil {
 		err = fmt.Errorf("load: %w", derr)
 	}
-	l.record(results, len(items), calls, &clk, p.device)
+	l.record(results, len(items), c.calls, &clk, p.device)
 	return results, err
-}
-
-// loadBatch fetches one batch into a free staging buffer (or views it in
-// place, in direct mode) and queues its copies to the GPU; it returns the
-// number of store calls made.
-func (l *lane) loadBatch(ctx context.Context, p *pipeline, batch []pageItem, results []LoadResult, failed []bool) (int, error) {
-	s, err := p.acquire()
-	if err != nil {
-		return 0, err
-	}
-	if l.arenas != nil {
-		return 1, l.loadDirect(p, s, batch, results, failed)
-	}
-	l.describe(batch, cuda.HostToDevice, l.slotPtr(s))
-	p.clk.lap(PhaseDescribe)
-	keys, bufs, n := l.keys[:len(batch)], l.bufs[:len(batch)], l.n[:len(batch)]
-	for i, it := range batch {
-		keys[i], bufs[i] = it.key, l.stage.slot(s.buffer, i, it.bytes)
-	}
-	calls, cpu, err := l.fan.get(ctx, l.o.Pool, keys, bufs, n, batchBytes(batch))
-	p.clk.lap(PhaseGet)
-	p.clk.addCPU(PhaseGet, cpu)
-	if err != nil {
-		return calls, fmt.Errorf("pool get of %d pages: %w", len(batch), err)
-	}
-	for i, it := range batch {
-		if n[i] != it.bytes {
-			markMissing(results, failed, it)
-		}
-	}
-	return calls, l.unstage(p, s, batch, failed)
-}
-
-// loadDirect views the batch's values in the pool's arenas; set s holds
-// the views until the copies from them finished.
-func (l *lane) loadDirect(p *pipeline, s *slotSet, batch []pageItem, results []LoadResult, failed []bool) error {
-	store := l.arenas.store
-	ptrs := l.ptrs[:len(batch)]
-	clear(ptrs)
-	for i, it := range batch {
-		b, release, code := store.View(it.key)
-		s.releases = append(s.releases, release)
-		if code != pool.OK || int64(len(b)) != it.bytes {
-			markMissing(results, failed, it)
-			continue
-		}
-		ptr, err := l.arenas.ptr(b)
-		if err != nil {
-			s.finish()
-			return err
-		}
-		ptrs[i] = ptr
-	}
-	p.clk.lap(PhaseGet)
-	l.describe(batch, cuda.HostToDevice, func(i int) cuda.DevPtr { return ptrs[i] })
-	p.clk.lap(PhaseDescribe)
-	return l.unstage(p, s, batch, failed)
-}
-
-// unstage queues the copies of the pages of requests still whole from set
-// s to their GPU pages; they count as landed once the copies finished.
-func (l *lane) unstage(p *pipeline, s *slotSet, batch []pageItem, failed []bool) error {
-	copies := l.keep(batch, func(i int) bool { return !failed[batch[i].job] })
-	s.items = s.items[:0]
-	for _, it := range batch {
-		if !failed[it.job] {
-			s.items = append(s.items, it)
-		}
-	}
-	return p.submit(s, cuda.HostToDevice, copies, PhaseUnstage)
-}
-
-// countLanded adds pages whose copies finished to their results.
-func countLanded(results []LoadResult, items []pageItem) {
-	for _, it := range items {
-		results[it.job].Landed++
-		results[it.job].Bytes += it.bytes
-	}
-}
-
-func markMissing(results []LoadResult, failed []bool, it pageItem) {
-	results[it.job].Missing = append(results[it.job].Missing, it.key)
-	failed[it.job] = true
 }
 
 // record adds a load call's counters to the stats sink.

@@ -17,9 +17,13 @@ type slotSet struct {
 	start  cuda.Event // recorded before the copies; nil without stats
 	done   cuda.Event // recorded after them
 	busy   bool       // copies queued and not waited for yet
-	// items are the pages of the batch last queued (loads: counted as
-	// landed once the copies finished; saves: the pages to put).
+	// items are the pages of the set's batch (loads: once queued, those
+	// counted as landed when the copies finished; saves: the pages to put).
 	items []pageItem
+	// keys, bufs and n are the batch's Get arguments (staged loads).
+	keys []string
+	bufs [][]byte
+	n    []int64
 	// releases end the views the copies read (direct mode).
 	releases []func()
 }

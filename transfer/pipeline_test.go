@@ -195,12 +195,12 @@ func TestFanoutCalls(t *testing.T) {
 	}
 }
 
-func TestFanoutRunCoversAndReportsFirstError(t *testing.T) {
+func TestFanoutCoversAndReportsFirstError(t *testing.T) {
 	errBad := errors.New("bad range")
 	for _, measure := range []bool{false, true} {
 		f := fanout{most: 4, measure: measure}
 		seen := make([]int, 100)
-		n, _, err := f.run(100, 100*MinCallBytes, func(lo, hi int) error {
+		n, _, err := f.start(100, 100*MinCallBytes, func(lo, hi int) error {
 			for i := lo; i < hi; i++ {
 				seen[i]++
 			}
@@ -208,13 +208,13 @@ func TestFanoutRunCoversAndReportsFirstError(t *testing.T) {
 				return fmt.Errorf("range %d: %w", lo, errBad)
 			}
 			return nil
-		})
+		}).wait()
 		if n != 4 || !errors.Is(err, errBad) || err.Error() != "range 25: bad range" {
-			t.Errorf("fanout.run(measure %v) = %d calls, %v; want 4 calls and the error of range 25", measure, n, err)
+			t.Errorf("fanout.start(measure %v) = %d calls, %v; want 4 calls and the error of range 25", measure, n, err)
 		}
 		for i, c := range seen {
 			if c != 1 {
-				t.Fatalf("fanout.run(measure %v) covered index %d %d times, want once", measure, i, c)
+				t.Fatalf("fanout.start(measure %v) covered index %d %d times, want once", measure, i, c)
 			}
 		}
 	}

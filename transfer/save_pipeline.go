@@ -19,30 +19,31 @@ type saveCall struct {
 	calls   int64
 }
 
-// run stages batch after batch, putting each staged batch while the next
-// one's copies run; a batch whose buffer is the next to be staged into
-// (a single buffer) is put first.
+// run stages batch after batch: once batch k's gather finished, its puts
+// start, and the gather of batch k+1 is queued (into another buffer)
+// while they run. With a single buffer batch k+1 is staged only after
+// batch k's puts returned.
 func (c *saveCall) run(ctx context.Context) error {
-	var pending *slotSet
-	for {
-		if pending != nil && c.p.peek() == pending {
-			if err := c.put(ctx, pending); err != nil {
-				return err
-			}
-			pending = nil
-		}
-		if err := ctx.Err(); err != nil {
+	staged, err := c.stageNext(ctx)
+	for staged != nil && err == nil {
+		if err = c.p.wait(staged); err != nil {
 			return err
 		}
-		staged, err := c.stageNext(ctx)
-		if err == nil && pending != nil {
-			err = c.put(ctx, pending)
+		task := c.startPut(ctx, staged)
+		var next *slotSet
+		overlap := c.p.peek() != staged
+		if overlap {
+			next, err = c.stageNext(ctx)
 		}
-		if err != nil || staged == nil {
-			return err
+		if perr := c.finishPut(staged, task); err == nil {
+			err = perr
 		}
-		pending = staged
+		if err == nil && !overlap {
+			next, err = c.stageNext(ctx)
+		}
+		staged = next
 	}
+	return err
 }
 
 // stageNext queues the gather of the next batch of pages still absent
@@ -54,6 +55,9 @@ func (c *saveCall) stageNext(ctx context.Context) (*slotSet, error) {
 		batch := l.nextBatch(c.items, &c.next, none)
 		if len(batch) == 0 {
 			return nil, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
 		if l.o.SkipExisting {
 			var err error
@@ -101,26 +105,29 @@ func (c *saveCall) dropExisting(ctx context.Context, batch []pageItem) ([]pageIt
 	return out, nil
 }
 
-// put waits for set's gather and puts its pages.
-func (c *saveCall) put(ctx context.Context, set *slotSet) error {
-	if err := c.p.wait(set); err != nil {
-		return err
-	}
+// startPut starts the puts of set's gathered pages.
+func (c *saveCall) startPut(ctx context.Context, set *slotSet) *fanTask {
 	l := c.s.lane
 	batch := set.items
-	items, codes := l.puts[:len(batch)], l.codes[:len(batch)]
+	items := l.puts[:len(batch)]
 	for i, it := range batch {
 		items[i] = pool.PutItem{Key: it.key, Value: l.stage.slot(set.buffer, i, it.bytes), Options: c.jobs[it.job].Options}
 	}
-	calls, cpu, err := l.fan.put(ctx, l.o.Pool, items, codes, batchBytes(batch))
+	return l.fan.put(ctx, l.o.Pool, items, l.codes[:len(batch)], batchBytes(batch))
+}
+
+// finishPut waits for set's puts and counts their answers.
+func (c *saveCall) finishPut(set *slotSet, task *fanTask) error {
+	l := c.s.lane
+	calls, cpu, err := task.wait()
 	c.calls += int64(calls)
 	c.p.clk.lap(PhasePut)
 	c.p.clk.addCPU(PhasePut, cpu)
-	clear(items)
+	clear(l.puts[:len(set.items)])
 	if err != nil {
-		return fmt.Errorf("pool put of %d pages: %w", len(batch), err)
+		return fmt.Errorf("pool put of %d pages: %w", len(set.items), err)
 	}
-	c.count(batch, codes)
+	c.count(set.items, l.codes[:len(set.items)])
 	return nil
 }
 

@@ -68,10 +68,11 @@ func (t PhaseTimes) Milliseconds() map[string]float64 {
 type Totals struct {
 	// Phases is the wall time per phase of the goroutine running each
 	// load or save, summed over calls (and over workers, for an
-	// AsyncLoader). Device copies overlap the next batch's store calls:
-	// that time is charged to get or put, and sync is only the time spent
+	// AsyncLoader). Store calls run on other goroutines, overlapping the
+	// device copies and the queueing of the other batch's copies: get and
+	// put are the time spent waiting for them, and sync the time spent
 	// waiting for the device (for a staging buffer to free up, and at the
-	// end of the call).
+	// end of the call); see the package doc.
 	Phases PhaseTimes
 	// CPU is the CPU time per phase of the threads that ran it (Linux
 	// only): for get and put, that of every thread running the batch's

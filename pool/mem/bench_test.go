@@ -87,6 +87,7 @@ func BenchmarkGetParallel64KiB(b *testing.B) {
 	s := newGetBenchStore(b, size, stored)
 	all := keysN("get/", stored)
 	b.SetBytes(size * batch)
+	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		bufs, n := getBuffers(size, batch)
 		for i := 0; pb.Next(); i++ {
