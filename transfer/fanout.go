@@ -39,11 +39,17 @@ type fanTask struct {
 }
 
 // start runs fn(lo, hi) for every range, each on a goroutine of its own,
-// and returns at once; the caller must wait for the task.
-func (f fanout) start(count int, bytes int64, fn func(lo, hi int) error) *fanTask {
+// and returns at once; the caller must wait for the task. With inline
+// (the caller has nothing to do meanwhile) the first range runs on the
+// caller's goroutine, and start returns once it is done.
+func (f fanout) start(count int, bytes int64, inline bool, fn func(lo, hi int) error) *fanTask {
 	n := f.calls(count, bytes)
 	t := &fanTask{errs: make([]error, n)}
-	for k := range n {
+	first := 0
+	if inline {
+		first = 1
+	}
+	for k := first; k < n; k++ {
 		lo, hi := k*count/n, (k+1)*count/n
 		t.wg.Go(func() {
 			if f.measure {
@@ -54,6 +60,9 @@ func (f fanout) start(count int, bytes int64, fn func(lo, hi int) error) *fanTas
 			}
 			t.errs[k] = fn(lo, hi)
 		})
+	}
+	if inline {
+		t.errs[0] = fn(0, count/n)
 	}
 	return t
 }
@@ -72,15 +81,15 @@ func (t *fanTask) wait() (int, time.Duration, error) {
 }
 
 // get starts store.Get of keys into bufs.
-func (f fanout) get(ctx context.Context, store pool.Store, keys []string, bufs [][]byte, n []int64, bytes int64) *fanTask {
-	return f.start(len(keys), bytes, func(lo, hi int) error {
+func (f fanout) get(ctx context.Context, store pool.Store, keys []string, bufs [][]byte, n []int64, bytes int64, inline bool) *fanTask {
+	return f.start(len(keys), bytes, inline, func(lo, hi int) error {
 		return store.Get(ctx, keys[lo:hi], bufs[lo:hi], n[lo:hi])
 	})
 }
 
 // put starts store.Put of items.
-func (f fanout) put(ctx context.Context, store pool.Store, items []pool.PutItem, codes []pool.Code, bytes int64) *fanTask {
-	return f.start(len(items), bytes, func(lo, hi int) error {
+func (f fanout) put(ctx context.Context, store pool.Store, items []pool.PutItem, codes []pool.Code, bytes int64, inline bool) *fanTask {
+	return f.start(len(items), bytes, inline, func(lo, hi int) error {
 		return store.Put(ctx, items[lo:hi], codes[lo:hi])
 	})
 }

@@ -2,13 +2,14 @@ package transfer
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	gocmp "github.com/google/go-cmp/cmp"
 	"github.com/kvctl/kvctl/cuda"
 	"github.com/kvctl/kvctl/pool"
 )
@@ -18,7 +19,8 @@ import (
 // store calls of MinCallBytes.
 type splitCase struct {
 	parallel, buffers int
-	calls             int64 // store calls for pages 0-599 in batches of 256
+	batch             int   // 256 unless set
+	calls             int64 // store calls for pages 0-599
 }
 
 var splitCases = []splitCase{
@@ -27,15 +29,20 @@ var splitCases = []splitCase{
 	{parallel: 1, buffers: 2, calls: 3},
 	{parallel: 4, buffers: 2, calls: 4 + 4 + 1},
 	{parallel: 16, buffers: 3, calls: 4 + 4 + 1},
+	// Ten batches of 128 KiB (one call each) cycle through the buffers.
+	{parallel: 4, buffers: 3, batch: 64, calls: 10},
+	{parallel: 4, buffers: 2, batch: 64, calls: 10},
 }
 
 func (c splitCase) String() string {
-	return fmt.Sprintf("parallel=%d/buffers=%d", c.parallel, c.buffers)
+	return fmt.Sprintf("parallel=%d/buffers=%d/batch=%d", c.parallel, c.buffers, c.slots())
 }
+
+func (c splitCase) slots() int { return cmp.Or(c.batch, 256) }
 
 func (c splitCase) options(f *fixture) Options {
 	o := f.options()
-	o.Batch, o.Parallel, o.StagingBuffers, o.Mode = 256, c.parallel, c.buffers, cuda.ModeKernel
+	o.Batch, o.Parallel, o.StagingBuffers, o.Mode = c.slots(), c.parallel, c.buffers, cuda.ModeKernel
 	return o
 }
 
@@ -57,8 +64,8 @@ func TestLoadSplitAndOverlapped(t *testing.T) {
 				t.Fatalf("NewLoader error = %v", err)
 			}
 			defer l.Close()
-			if g := l.Geometry(); g.Buffers != c.buffers || g.Slots != 256 {
-				t.Errorf("Geometry() = %+v, want %d buffers of 256 slots", g, c.buffers)
+			if g := l.Geometry(); g.Buffers != c.buffers || g.Slots != c.slots() {
+				t.Errorf("Geometry() = %+v, want %d buffers of %d slots", g, c.buffers, c.slots())
 			}
 			results, err := l.Load(context.Background(), jobs)
 			if err != nil {
@@ -83,7 +90,7 @@ func TestLoadSplitAndOverlapped(t *testing.T) {
 			}
 			slices.Sort(wantKeys)
 			gotKeys := slices.Sorted(slices.Values(f.store.gotKeys))
-			if diff := cmp.Diff(wantKeys, gotKeys); diff != "" {
+			if diff := gocmp.Diff(wantKeys, gotKeys); diff != "" {
 				t.Errorf("keys asked of Get mismatch (-want +got):\n%s", diff)
 			}
 		})
@@ -109,7 +116,7 @@ func TestSaveSplitAndOverlapped(t *testing.T) {
 					t.Fatalf("Save error = %v", err)
 				}
 				want := SaveResult{RequestID: "r", Pages: 600, Stored: 600, Bytes: 600 * 2048}
-				if diff := cmp.Diff(want, res); diff != "" {
+				if diff := gocmp.Diff(want, res); diff != "" {
 					t.Errorf("Save result mismatch (-want +got):\n%s", diff)
 				}
 				for _, r := range rs {
@@ -119,7 +126,7 @@ func TestSaveSplitAndOverlapped(t *testing.T) {
 				}
 				wantCalls := c.calls
 				if skip {
-					wantCalls += 3 // one Exist per batch
+					wantCalls += int64((600 + c.slots() - 1) / c.slots()) // one Exist per batch
 				}
 				if tot := o.Stats.Totals(); tot.StoreCalls != wantCalls || int64(f.store.putCalls) != c.calls || tot.DeviceCopy <= 0 {
 					t.Errorf("Totals = %+v, %d Put calls; want %d store calls, %d puts", tot, f.store.putCalls, wantCalls, c.calls)
@@ -197,10 +204,11 @@ func TestFanoutCalls(t *testing.T) {
 
 func TestFanoutCoversAndReportsFirstError(t *testing.T) {
 	errBad := errors.New("bad range")
-	for _, measure := range []bool{false, true} {
+	for _, tc := range []struct{ measure, inline bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
+		measure := tc.measure
 		f := fanout{most: 4, measure: measure}
 		seen := make([]int, 100)
-		n, _, err := f.start(100, 100*MinCallBytes, func(lo, hi int) error {
+		n, _, err := f.start(100, 100*MinCallBytes, tc.inline, func(lo, hi int) error {
 			for i := lo; i < hi; i++ {
 				seen[i]++
 			}
@@ -210,11 +218,11 @@ func TestFanoutCoversAndReportsFirstError(t *testing.T) {
 			return nil
 		}).wait()
 		if n != 4 || !errors.Is(err, errBad) || err.Error() != "range 25: bad range" {
-			t.Errorf("fanout.start(measure %v) = %d calls, %v; want 4 calls and the error of range 25", measure, n, err)
+			t.Errorf("fanout.start(measure %v, inline %v) = %d calls, %v; want 4 calls and the error of range 25", measure, tc.inline, n, err)
 		}
 		for i, c := range seen {
 			if c != 1 {
-				t.Fatalf("fanout.start(measure %v) covered index %d %d times, want once", measure, i, c)
+				t.Fatalf("fanout.start(measure %v, inline %v) covered index %d %d times, want once", measure, tc.inline, i, c)
 			}
 		}
 	}

@@ -29,9 +29,9 @@ func (c *saveCall) run(ctx context.Context) error {
 		if err = c.p.wait(staged); err != nil {
 			return err
 		}
-		task := c.startPut(ctx, staged)
-		var next *slotSet
 		overlap := c.p.peek() != staged
+		task := c.startPut(ctx, staged, !overlap)
+		var next *slotSet
 		if overlap {
 			next, err = c.stageNext(ctx)
 		}
@@ -105,15 +105,16 @@ func (c *saveCall) dropExisting(ctx context.Context, batch []pageItem) ([]pageIt
 	return out, nil
 }
 
-// startPut starts the puts of set's gathered pages.
-func (c *saveCall) startPut(ctx context.Context, set *slotSet) *fanTask {
+// startPut starts the puts of set's gathered pages (inline: the first
+// call on this goroutine).
+func (c *saveCall) startPut(ctx context.Context, set *slotSet, inline bool) *fanTask {
 	l := c.s.lane
 	batch := set.items
 	items := l.puts[:len(batch)]
 	for i, it := range batch {
 		items[i] = pool.PutItem{Key: it.key, Value: l.stage.slot(set.buffer, i, it.bytes), Options: c.jobs[it.job].Options}
 	}
-	return l.fan.put(ctx, l.o.Pool, items, l.codes[:len(batch)], batchBytes(batch))
+	return l.fan.put(ctx, l.o.Pool, items, l.codes[:len(batch)], batchBytes(batch), inline)
 }
 
 // finishPut waits for set's puts and counts their answers.

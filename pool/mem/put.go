@@ -6,22 +6,23 @@ import (
 	"github.com/kvctl/kvctl/pool"
 )
 
-// Put stores each item whose key is absent. It allocates every item under
-// one lock (PutStart), copies the bytes without the lock and publishes them
+// Put stores each item whose key is absent. It validates the items and
+// makes their objects without the lock, allocates every item under one
+// lock (PutStart), copies the bytes without the lock and publishes them
 // under a second (PutEnd). Per item: OK, ObjectAlreadyExists (a no-op; the
 // first writer's bytes stay), InvalidParams (empty or too long key, empty
 // value, nil Value outside metadata-only mode, a value larger than an arena,
 // a bad soft pin TTL) or NoAvailableHandle (no room; the next eviction step
 // runs even below the watermark).
 func (s *Store) Put(ctx context.Context, items []pool.PutItem, results []pool.Code) error {
-	pending := make([]*object, len(items))
+	pending := s.newObjects(items)
 	s.mu.Lock()
 	if err := s.begin(ctx, "put", len(items), len(results)); err != nil {
 		s.mu.Unlock()
 		return err
 	}
 	for i := range items {
-		pending[i], results[i] = s.putStart(&items[i])
+		pending[i], results[i] = s.putStart(&items[i], pending[i])
 	}
 	s.inflight.Add(1)
 	defer s.inflight.Done()
@@ -46,25 +47,38 @@ func (s *Store) Put(ctx context.Context, items []pool.PutItem, results []pool.Co
 	return nil
 }
 
-// putStart validates an item and allocates its object, which stays
-// invisible until putEnd; the caller holds s.mu.
-func (s *Store) putStart(it *pool.PutItem) (*object, pool.Code) {
-	if c := s.validatePut(it); c != pool.OK {
-		return nil, c
+// newObjects validates the items and allocates an object for each valid
+// one (nil for the others) before the index lock is taken, so that the
+// lock is held only for the index and the allocator.
+func (s *Store) newObjects(items []pool.PutItem) []*object {
+	objs := make([]*object, len(items))
+	for i := range items {
+		it := &items[i]
+		if s.validatePut(it) == pool.OK {
+			n := it.SizeOf()
+			objs[i] = &object{key: it.Key, size: n, alloc: alignUp(n)}
+		}
+	}
+	return objs
+}
+
+// putStart places o, the object newObjects made for it (nil when it is
+// invalid), which stays invisible until putEnd; the caller holds s.mu.
+func (s *Store) putStart(it *pool.PutItem, o *object) (*object, pool.Code) {
+	if o == nil {
+		return nil, s.validatePut(it)
 	}
 	if _, ok := s.objects[it.Key]; ok {
 		s.count.PutsExisting++
 		return nil, pool.ObjectAlreadyExists
 	}
-	n := it.SizeOf()
-	alloc := alignUp(n)
-	seg, off, ok := s.allocate(alloc)
+	seg, off, ok := s.allocate(o.alloc)
 	if !ok {
 		s.count.AllocationFailure++
 		s.needEviction.Store(true)
 		return nil, pool.NoAvailableHandle
 	}
-	o := &object{key: it.Key, size: n, alloc: alloc, off: off, seg: seg, data: s.segs[seg].bytes(off, n)}
+	o.seg, o.off, o.data = seg, off, s.segs[seg].bytes(off, o.size)
 	s.objects[it.Key] = o
 	return o, pool.OK
 }
