@@ -162,6 +162,43 @@ type Config struct {
 	// request parks.
 	AsyncLoad        bool
 	AsyncLoadWorkers int
+
+	// AttentionDP, when above 1, runs that many attention-DP owners, each
+	// with its own KV cache of GPUBlocks, scheduler queues, batch and
+	// connector halves, sharing the pool and one key space (w1r0); a
+	// router places each request on the owner with the fewest requests in
+	// flight. The owners run each pass in lock step in one goroutine
+	// (deterministic); a pass costs the slowest owner's time. A missing
+	// page restarts the request on its owner. Not with World > 1.
+	AttentionDP int
+
+	// Draft is a one-model draft on a context-only server (speculative
+	// prefill): connector.DraftMTP, DraftMTPEagle or DraftEagle3, with
+	// MaxDraftLen (max_draft_len). Keys use the draft's prompt lookahead
+	// (connector.PromptLookahead; Lookahead must be 0 or equal to it), and
+	// requests that are not context-only (output length above 1) fail at
+	// admission.
+	Draft       string
+	MaxDraftLen int
+
+	// CompletionReservation (completion reservation) records at admission
+	// a bound of KV blocks per request, through the end of its output
+	// limit, and admits a request only while every bound still fits in
+	// the GPU's blocks; otherwise it waits at the head of the queue instead
+	// of being admitted and preempted later. A bound is released when the
+	// request's pages are freed (retired, preempted or restarted).
+	CompletionReservation bool
+
+	// AdmissionQuery (admission_query) asks the connector once a first
+	// chunk is sized: when the pages cannot take the whole offer and a
+	// token, the request is deferred to a later pass, up to
+	// MaxOfferDeferrals times (max_offer_deferrals), then the offer is
+	// trimmed. With AsyncLoad, a parking request takes a slot, and up to
+	// MaxUnchargedParks parks a pass (max_uncharged_parks) take no tokens;
+	// later ones are charged the chunk they would have run.
+	AdmissionQuery    bool
+	MaxUnchargedParks int
+	MaxOfferDeferrals int
 }
 
 // faults are the connector's injected faults.
@@ -225,6 +262,9 @@ func (c Config) withDefaults() (Config, error) {
 	setDefault(&c.EvictEvery, 10*time.Millisecond)
 	setDefault(&c.Regions, DefaultRegions)
 	setDefault(&c.AsyncLoadWorkers, connector.DefaultAsyncLoadWorkers)
+	if err := c.setDraft(); err != nil {
+		return c, err
+	}
 	if c.Costs == (Costs{}) {
 		c.Costs = DefaultCosts()
 	}
@@ -232,6 +272,26 @@ func (c Config) withDefaults() (Config, error) {
 		c.Clock = NewClock()
 	}
 	return c, c.validate()
+}
+
+// setDraft sets the lookahead of Draft.
+func (c *Config) setDraft() error {
+	switch c.Draft {
+	case connector.DraftNone:
+		return nil
+	case connector.DraftMTP, connector.DraftMTPEagle, connector.DraftEagle3:
+	default:
+		return fmt.Errorf("engine: draft %q: want mtp, mtp-eagle or eagle3", c.Draft)
+	}
+	if c.MaxDraftLen < 1 {
+		return fmt.Errorf("engine: draft %s: max draft len %d must be positive", c.Draft, c.MaxDraftLen)
+	}
+	l := connector.PromptLookahead(c.Draft, c.MaxDraftLen, true)
+	if c.Lookahead != 0 && c.Lookahead != l {
+		return fmt.Errorf("engine: lookahead %d contradicts draft %s's prompt lookahead %d", c.Lookahead, c.Draft, l)
+	}
+	c.Lookahead = l
+	return nil
 }
 
 // allRanks is 0..world-1.
@@ -270,6 +330,10 @@ func (c Config) validate() error {
 		return fmt.Errorf("engine: local_reuse_backoff %q: want off or align", c.LocalReuseBackoff)
 	case c.MaxBatchSize < 1 || c.MaxNumTokens < 1:
 		return fmt.Errorf("engine: max batch size %d and max num tokens %d must be positive", c.MaxBatchSize, c.MaxNumTokens)
+	case c.AttentionDP < 0 || (c.AttentionDP > 1 && c.Layout.World > 1):
+		return fmt.Errorf("engine: attention dp %d: want 0 or more, and a single rank (world %d)", c.AttentionDP, c.Layout.World)
+	case c.MaxUnchargedParks < 0 || c.MaxOfferDeferrals < 0:
+		return fmt.Errorf("engine: max uncharged parks %d and max offer deferrals %d must not be negative", c.MaxUnchargedParks, c.MaxOfferDeferrals)
 	case c.AsyncLoadWorkers < 1:
 		return fmt.Errorf("engine: async load workers %d must be positive", c.AsyncLoadWorkers)
 	case c.TransferBatchSize < 1:

@@ -24,6 +24,17 @@ func TestConfigValidation(t *testing.T) {
 			c.Layout = DefaultLayout(32)
 			c.Layout.World, c.Layout.Ranks = 4, nil
 		}, true},
+		{"attention dp", func(c *Config) { c.AttentionDP = 4 }, true},
+		{"attention dp with tensor parallel", func(c *Config) {
+			c.Layout = DefaultLayout(32)
+			c.Layout.World, c.Layout.Ranks, c.AttentionDP = 2, nil, 2
+		}, false},
+		{"no async load worker", func(c *Config) { c.AsyncLoadWorkers = -1 }, false},
+		{"eagle3 draft", func(c *Config) { c.Draft, c.MaxDraftLen = "eagle3", 3 }, true},
+		{"mtp draft with its lookahead", func(c *Config) { c.Draft, c.MaxDraftLen, c.Lookahead = "mtp", 3, 3 }, true},
+		{"mtp draft contradicting the lookahead", func(c *Config) { c.Draft, c.MaxDraftLen, c.Lookahead = "mtp", 3, 1 }, false},
+		{"unknown draft", func(c *Config) { c.Draft, c.MaxDraftLen = "medusa", 3 }, false},
+		{"draft without a length", func(c *Config) { c.Draft = "eagle3" }, false},
 		{"fault rates", func(c *Config) { c.FaultMissingRate, c.FaultPutErrorRate, c.FaultPoolLatency = 0.1, 1, 1 }, true},
 		{"missing rate above 1", func(c *Config) { c.FaultMissingRate = 1.5 }, false},
 		{"negative put error rate", func(c *Config) { c.FaultPutErrorRate = -0.1 }, false},

@@ -37,6 +37,45 @@
 // and rewound, its bound saves dropped, and it is readmitted and looked up
 // afresh.
 //
+// Opt-in admission controls: Config.CompletionReservation admits a
+// request only while every admitted request's bound (prompt and output
+// limit, in blocks) fits, so it waits instead of being preempted later;
+// Config.AdmissionQuery defers a request whose offer the pages cannot
+// cover (up to MaxOfferDeferrals passes), and charges parking requests a
+// slot, and tokens beyond MaxUnchargedParks a pass. Speculative prefill
+// (Config.Draft, MaxDraftLen) keys blocks with the one-model draft's
+// prompt lookahead and refuses requests that are not context-only.
+//
+// With Config.AsyncLoad (async_load) an admitted request with blocks to
+// load is parked outside the batch instead: it takes no slot and no token
+// while its load runs on one of AsyncLoadWorkers load workers (one FIFO
+// queue, the bandwidth shared between them, in virtual time; the bytes
+// are moved at once), and rejoins the running requests when its pages
+// landed (get_finished), or restarts when one was missing. A pass that
+// would be empty while loads are in flight is skipped to the next load's
+// end or arrival.
+//
+// # Tensor and attention data parallelism
+//
+// With Layout.World N > 1 (TP) the engine holds every rank's shard of
+// each page (w{N}r{rank}): a lookup needs every shard, every rank's worker
+// half loads and saves its shards, and each shard is verified against its
+// rank's model bytes. A page missing at load time is fatal then
+// (connector.LoadFailedError), as upstream. With Config.AttentionDP N > 1
+// there are N owners, each with its own KV cache, queues, batch and
+// connector halves, sharing the pool and the w1r0 key space; a router
+// places each request on the owner with the fewest in flight. The owners
+// run each pass in lock step on one goroutine (deterministic), and a pass
+// costs the slowest owner's time.
+//
+// # Fault injection
+//
+// Config.FaultMissingRate removes pages from the pool between lookup and
+// load, FaultPutErrorRate fails puts, FaultPoolLatency delays every pool
+// call in real time (connector.FaultMover, connector.SlowProber); draws
+// are deterministic given FaultSeed. Single-rank requests restart; a lost
+// put is only a future miss.
+//
 // # Synthetic model
 //
 // A page's bytes are a function of (chain hash, layer group, rank,

@@ -45,6 +45,7 @@ func (e *engine) finish(r *request) {
 // retire frees a finished request's pages and drops its chain.
 func (e *engine) retire(r *request) {
 	r.phase = phaseDone
+	e.unbook(r)
 	e.kv.release(&r.alloc)
 	r.conn.Blocks, r.conn.Chain = nil, nil
 }

@@ -23,13 +23,15 @@ type engine struct {
 	worker   *connector.Worker   // rank 0's: lookups
 	workers  []*connector.Worker // one per rank (tensor parallelism)
 	faults   *connector.FaultMover
-	stats    *connector.Stats
+	// outcome is shared by the owners of an attention-DP run.
+	*outcome
 
 	evict       func()
 	nextEvictMS float64
 
-	async         asyncLoads
-	nextArrivalMS float64 // the next arrival not yet admitted, +Inf with none
+	async asyncLoads
+	// reserved is the sum of the admitted requests' completion bounds.
+	reserved int
 
 	waiting   queue
 	running   []*request
@@ -39,10 +41,16 @@ type engine struct {
 	token     [1]int64
 
 	closers []func() error
+}
 
-	counts counters
-	lat    latencies
-	failed []FailedRequest
+// outcome is what every owner of a run adds to: the counters, latencies
+// and failures of the report, and the connector's statistics.
+type outcome struct {
+	counts        counters
+	lat           latencies
+	failed        []FailedRequest
+	stats         *connector.Stats
+	nextArrivalMS float64 // the next arrival not yet admitted, +Inf with none
 }
 
 // counters are the report's request and token counters.
@@ -55,14 +63,30 @@ type counters struct {
 	completedPromptTokens              int64
 	parkedLoads, asyncLoadFailures     int64
 	asyncWaitMS                        float64
+	notContextOnly, reservationWaits   int64
+	offerDeferrals, unchargedParks     int64
 }
 
+// newEngine returns a single-owner engine for cfg.
 func newEngine(cfg Config) (*engine, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	e := &engine{cfg: cfg, perBlock: cfg.Layout.TokensPerBlock, clock: cfg.Clock, model: Model{Regions: cfg.Regions}}
+	return newOwner(cfg, newOutcome(cfg), 0)
+}
+
+func newOutcome(cfg Config) *outcome {
+	return &outcome{stats: connector.NewStats(cfg.StatsInterval, cfg.Clock.Now, stats.NoRank, cfg.StatsLine)}
+}
+
+// newOwner returns owner index of a run (one of Config.AttentionDP, each
+// with its own KV cache and connector) whose results go to out; cfg has
+// its defaults.
+func newOwner(cfg Config, out *outcome, index int) (*engine, error) {
+	cfg.FaultSeed += uint64(index)
+	e := &engine{cfg: cfg, perBlock: cfg.Layout.TokensPerBlock, clock: cfg.Clock, model: Model{Regions: cfg.Regions}, outcome: out}
+	var err error
 	slots := connector.PageSlots(cfg.Layout, cfg.Layout.Ranks[0])
 	var perBlockBytes int64
 	for _, s := range slots {
@@ -78,7 +102,6 @@ func newEngine(cfg Config) (*engine, error) {
 	if e.kv, err = newKVCache(e.pages, e.perBlock, cfg.ReuseMatchAlignment); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
-	e.stats = connector.NewStats(cfg.StatsInterval, e.clock.Now, stats.NoRank, cfg.StatsLine)
 	if err := e.newConnector(slots); err != nil {
 		return nil, errors.Join(err, e.close())
 	}

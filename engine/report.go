@@ -51,6 +51,21 @@ type Report struct {
 	ParkedLoads       int64   `json:"parked_loads"`
 	AsyncLoadFailures int64   `json:"async_load_failures"`
 	AsyncLoadWaitMS   float64 `json:"async_load_wait_ms"`
+	// AttentionDP is the number of attention-DP owners (0 without), and
+	// OwnerRequests the requests the router placed on each.
+	AttentionDP   int     `json:"attention_dp,omitempty"`
+	OwnerRequests []int64 `json:"owner_requests,omitempty"`
+	// RefusedNotContextOnly are requests refused by speculative prefill
+	// (Config.Draft) for generating more than one token (in Failed too).
+	RefusedNotContextOnly int64 `json:"refused_not_context_only"`
+	// ReservationWaits are passes whose admission stopped because the head
+	// request's completion bound did not fit (Config.CompletionReservation).
+	ReservationWaits int64 `json:"reservation_waits"`
+	// OfferDeferrals are admissions deferred for an offer the pages could
+	// not cover, UnchargedParks parks admitted without a token charge
+	// (Config.AdmissionQuery).
+	OfferDeferrals int64 `json:"offer_deferrals"`
+	UnchargedParks int64 `json:"uncharged_parks"`
 	// FailedRequests describe the first MaxFailedReported failed requests.
 	FailedRequests []FailedRequest `json:"failed_requests,omitempty"`
 }
@@ -131,7 +146,8 @@ func (e *engine) report(ctx context.Context, wall time.Duration) Report {
 		TTFTMS: percentilesOf(e.lat.ttft), ITLMS: percentilesOf(e.lat.itl),
 		WallSeconds: wall.Seconds(), PrefixHoles: e.stats.Holes.Total(), Load: load,
 		FailedRequests: e.failed, Preemptions: c.preemptions, World: len(e.workers),
-		ParkedLoads: c.parkedLoads, AsyncLoadFailures: c.asyncLoadFailures, AsyncLoadWaitMS: c.asyncWaitMS,
+		OfferDeferrals: c.offerDeferrals, UnchargedParks: c.unchargedParks,
+		RefusedNotContextOnly: c.notContextOnly, ReservationWaits: c.reservationWaits, ParkedLoads: c.parkedLoads, AsyncLoadFailures: c.asyncLoadFailures, AsyncLoadWaitMS: c.asyncWaitMS,
 	}
 	if e.faults != nil {
 		fc := e.faults.Counts()

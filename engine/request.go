@@ -46,7 +46,15 @@ type request struct {
 	// counted once, by what served it first.
 	covered                      int
 	localHit, poolHit, selfBuilt int
+	// booked is the completion bound reserved for it, in blocks.
+	booked int
+	// deferrals counts the passes its admission was deferred for an offer
+	// the pages could not cover (admission query).
+	deferrals int
 }
+
+// completionBound is the KV blocks r needs through its output limit.
+func (r *request) completionBound(t int) int { return ceilDiv(r.promptLen+r.outputLen, t) }
 
 // newRequest makes the engine state of a workload request. The chain is
 // extended with the prompt at once: the request keeps no tokens (the

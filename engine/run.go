@@ -31,7 +31,7 @@ const progressEvery = 200 * time.Millisecond
 // the pool, a broken invariant, or ctx (with the report so far).
 func Run(ctx context.Context, cfg Config, src workload.Source, progress func(Progress)) (Report, error) {
 	start := time.Now()
-	e, err := newEngine(cfg)
+	c, err := newCluster(cfg)
 	if err != nil {
 		return Report{}, err
 	}
@@ -40,68 +40,73 @@ func Run(ctx context.Context, cfg Config, src workload.Source, progress func(Pro
 		defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	}
 	in := newArrivals(src)
-	err = e.loop(ctx, in, progress)
+	err = c.loop(ctx, in, progress)
 	in.stop()
 	if err == nil {
 		err = in.err()
 	}
-	e.stats.Flush()
-	rep := e.report(ctx, time.Since(start))
+	first := c.owners[0]
+	first.stats.Flush()
+	rep := c.report(ctx, time.Since(start))
 	if progress != nil {
-		progress(e.progress())
+		progress(first.progress())
 	}
-	if cerr := e.close(); cerr != nil {
+	if cerr := c.close(); cerr != nil {
 		err = errors.Join(err, cerr)
 	}
 	return rep, err
 }
 
 // loop runs iterations until every request is done.
-func (e *engine) loop(ctx context.Context, in *arrivals, progress func(Progress)) error {
+func (c *cluster) loop(ctx context.Context, in *arrivals, progress func(Progress)) error {
 	lastProgress := time.Now()
+	first := c.owners[0]
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := e.admitArrivals(in); err != nil {
+		if err := c.admitArrivals(in); err != nil {
 			return err
 		}
-		if len(e.running) == 0 && e.waiting.len() == 0 && len(e.finishing) == 0 && len(e.async.parked) == 0 {
+		if c.idle() {
 			next, ok := in.peek()
 			if !ok {
 				return nil
 			}
-			e.clock.AdvanceTo(float64(next.ArrivalMS))
+			first.clock.AdvanceTo(float64(next.ArrivalMS))
 			continue
 		}
-		if err := e.iteration(ctx); err != nil {
+		if err := stepOwners(ctx, c.owners); err != nil {
 			return err
 		}
-		if err := e.failStuck(); err != nil {
-			return err
+		for _, e := range c.owners {
+			if err := e.failStuck(); err != nil {
+				return err
+			}
 		}
-		if progress != nil && e.counts.iterations%256 == 0 && time.Since(lastProgress) >= progressEvery {
+		if progress != nil && first.counts.iterations%256 == 0 && time.Since(lastProgress) >= progressEvery {
 			lastProgress = time.Now()
-			progress(e.progress())
+			progress(first.progress())
 		}
 	}
 }
 
-// admitArrivals moves the requests that have arrived by now into the
-// waiting queue.
-func (e *engine) admitArrivals(in *arrivals) error {
-	now := e.clock.ElapsedMS()
+// admitArrivals routes the requests that have arrived by now to the
+// waiting queue of an owner.
+func (c *cluster) admitArrivals(in *arrivals) error {
+	first := c.owners[0]
+	now := first.clock.ElapsedMS()
 	for {
 		next, ok := in.peek()
 		if !ok {
-			e.nextArrivalMS = math.Inf(1)
+			first.nextArrivalMS = math.Inf(1)
 			return nil
 		}
-		if e.nextArrivalMS = float64(next.ArrivalMS); e.nextArrivalMS > now {
+		if first.nextArrivalMS = float64(next.ArrivalMS); first.nextArrivalMS > now {
 			return nil
 		}
 		in.take()
-		if err := e.arrive(next); err != nil {
+		if err := c.route().arrive(next); err != nil {
 			return err
 		}
 	}
@@ -116,6 +121,11 @@ func (e *engine) arrive(w workload.Request) error {
 	switch {
 	case len(w.Tokens) == 0:
 		e.fail(w.ID, errors.New("empty prompt"))
+		return nil
+	case e.cfg.Draft != "" && w.OutputLength > 1:
+		e.counts.notContextOnly++
+		e.fail(w.ID, fmt.Errorf("speculative prefill (draft %s) serves context-only requests: output length %d, want at most 1",
+			e.cfg.Draft, w.OutputLength))
 		return nil
 	case need > e.pages.blocks:
 		e.fail(w.ID, fmt.Errorf("needs %d KV blocks for %d prompt and %d output tokens, more than the %d of the GPU (raise --gpu-blocks)",

@@ -61,6 +61,7 @@ func (e *engine) schedule(ctx context.Context) error {
 		budget -= n
 		slots--
 	}
+	parks := 0
 	for e.waiting.len() > 0 && budget > 0 && slots > 0 {
 		r := e.waiting.peek()
 		res, err := e.admit(ctx, r, budget)
@@ -72,6 +73,7 @@ func (e *engine) schedule(ctx context.Context) error {
 		}
 		e.waiting.popFront()
 		if res == admitParked {
+			budget, slots = e.chargePark(r, budget, slots, &parks)
 			continue
 		}
 		r.phase = phaseRunning
@@ -127,6 +129,9 @@ const (
 func (e *engine) admit(ctx context.Context, r *request, budget int) (admitResult, error) {
 	t := e.perBlock
 	chain := r.conn.Chain
+	if !e.canReserve(r) {
+		return admitNone, nil
+	}
 	if cap(r.alloc.blocks) == 0 {
 		n := ceilDiv(r.promptLen+r.outputLen, t)
 		r.alloc.blocks, r.alloc.nodes = make([]int32, 0, n), make([]*radixNode, 0, n)
@@ -148,6 +153,18 @@ func (e *engine) admit(ctx context.Context, r *request, budget int) (admitResult
 		return admitNone, fmt.Errorf("request %q: %w", r.userID, err)
 	}
 	room := (len(r.alloc.blocks)+avail)*t - matched // tokens the pages can take
+	if e.deferOffer(r, offer, room) {
+		return admitNone, nil
+	}
+	return e.settle(ctx, r, matched, offer, room, budget)
+}
+
+// settle honours as much of waiting request r's offer as room (tokens the
+// pages can take beyond the local match) allows, sizes its first chunk,
+// allocates its pages and settles the offer with the connector; with
+// AsyncLoad, a request with blocks to load parks.
+func (e *engine) settle(ctx context.Context, r *request, matched, offer, room, budget int) (admitResult, error) {
+	t := e.perBlock
 	honoured := min(offer, (room-1)/t*t)
 	chunk := min(r.contextLen()-matched-honoured, budget, room-honoured)
 	parks := e.cfg.AsyncLoad && honoured > 0
@@ -162,6 +179,7 @@ func (e *engine) admit(ctx context.Context, r *request, budget int) (admitResult
 		return admitNone, fmt.Errorf("request %q: %w", r.userID, err)
 	}
 	r.loadTokens, r.scheduled = honoured, chunk
+	e.book(r)
 	if parks {
 		return admitParked, e.park(ctx, r)
 	}
@@ -195,6 +213,7 @@ func (e *engine) preempt(r *request) {
 // the front of the waiting queue (a restart after a failed load, or a
 // preemption).
 func (e *engine) rewind(r *request) {
+	e.unbook(r)
 	e.kv.release(&r.alloc)
 	r.conn.Blocks = nil
 	r.computed, r.written, r.scheduled, r.loadTokens = 0, 0, 0, 0
@@ -213,4 +232,59 @@ func (e *engine) removeRunning(r *request) {
 			return
 		}
 	}
+}
+
+// canReserve reports whether waiting request r's completion bound fits
+// beside the bounds of the admitted requests (always, without
+// Config.CompletionReservation).
+func (e *engine) canReserve(r *request) bool {
+	if !e.cfg.CompletionReservation || e.reserved+r.completionBound(e.perBlock) <= e.pages.blocks {
+		return true
+	}
+	e.counts.reservationWaits++
+	return false
+}
+
+// book records admitted request r's completion bound; unbook releases it.
+func (e *engine) book(r *request) {
+	if e.cfg.CompletionReservation {
+		r.booked = r.completionBound(e.perBlock)
+		e.reserved += r.booked
+	}
+}
+
+func (e *engine) unbook(r *request) {
+	e.reserved -= r.booked
+	r.booked = 0
+}
+
+// deferOffer is the admission query's deferral: when the pages cannot
+// take waiting request r's whole offer and a token, it releases r's
+// allocation and defers it to a later pass, at most MaxOfferDeferrals
+// times; then the offer is trimmed to the pages as without the query.
+func (e *engine) deferOffer(r *request, offer, room int) bool {
+	if !e.cfg.AdmissionQuery || offer == 0 || room > offer || r.deferrals >= e.cfg.MaxOfferDeferrals {
+		return false
+	}
+	r.deferrals++
+	e.counts.offerDeferrals++
+	e.kv.release(&r.alloc)
+	r.computed, r.written = 0, 0
+	return true
+}
+
+// chargePark charges a request that parked for its async load. Without
+// the admission query it takes nothing. With it, it takes a slot, and the
+// tokens of the chunk it would have run beyond the first
+// MaxUnchargedParks parks of the pass (parks counts them).
+func (e *engine) chargePark(r *request, budget, slots int, parks *int) (int, int) {
+	if !e.cfg.AdmissionQuery {
+		return budget, slots
+	}
+	*parks++
+	if *parks <= e.cfg.MaxUnchargedParks {
+		e.counts.unchargedParks++
+		return budget, slots - 1
+	}
+	return budget - min(budget, r.contextLen()-r.computed-r.loadTokens), slots - 1
 }

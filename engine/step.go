@@ -8,38 +8,76 @@ import (
 	"github.com/kvctl/kvctl/keys"
 )
 
-// iteration runs one pass: confirm the last pass's saves, schedule, build
-// the connector metadata, load (restarting requests whose pages went
-// missing), compute, save, then charge the modelled time and emit tokens.
+// iteration runs one pass of this engine alone (stepOwners).
+func (e *engine) iteration(ctx context.Context) error { return stepOwners(ctx, []*engine{e}) }
+
+// stepOwners runs one pass of every owner in lock step (the owners of
+// attention DP run each forward together): each confirms the last pass's
+// saves, settles finished async loads and schedules; then each builds the
+// connector metadata, loads (restarting requests whose pages went
+// missing), computes and saves; the clock advances by the slowest owner's
+// modelled time, and every owner emits its tokens.
 //
-// With async loads, a pass that would be empty while loads are in flight
-// is skipped: the clock jumps to the next load's end or arrival instead.
-func (e *engine) iteration(ctx context.Context) error {
+// With async loads, a pass that would be empty everywhere while loads are
+// in flight is skipped: the clock jumps to the next load's end or arrival.
+func stepOwners(ctx context.Context, owners []*engine) error {
+	busy, parked := false, false
+	for _, e := range owners {
+		if err := e.prepare(ctx); err != nil {
+			return err
+		}
+		busy = busy || len(e.batch) > 0 || len(e.finishing) > 0
+		parked = parked || len(e.async.parked) > 0
+	}
+	first := owners[0]
+	if !busy && parked {
+		skipToNextEvent(owners)
+		return nil
+	}
+	first.counts.iterations++
+	var cost float64
+	for _, e := range owners {
+		c, err := e.pass(ctx)
+		if err != nil {
+			return err
+		}
+		cost = max(cost, c)
+	}
+	first.clock.AdvanceTo(first.clock.ElapsedMS() + cost)
+	for _, e := range owners {
+		e.emit()
+	}
+	first.stats.Tick()
+	first.tickEviction()
+	return nil
+}
+
+// prepare confirms the last pass's saves, settles the async loads done by
+// now and schedules the next pass.
+func (e *engine) prepare(ctx context.Context) error {
 	e.sched.ConfirmSaves(e.worker.TakeSubmittedSaves())
 	for _, w := range e.workers[1:] {
 		w.TakeSubmittedSaves() // the ranks save the same blocks in the same pass
 	}
 	e.releaseFinishing()
 	e.getFinished()
-	if err := e.schedule(ctx); err != nil {
-		return err
-	}
-	if len(e.batch) == 0 && len(e.finishing) == 0 && len(e.async.parked) > 0 {
-		e.clock.AdvanceTo(max(e.clock.ElapsedMS(), min(e.async.nextParkedMS(), e.nextArrivalMS)))
-		return nil
-	}
-	e.counts.iterations++
+	return e.schedule(ctx)
+}
+
+// pass builds the connector metadata, loads, computes and saves, and
+// returns the pass's modelled time in milliseconds.
+func (e *engine) pass(ctx context.Context) (float64, error) {
 	e.views = e.views[:0]
 	for _, r := range e.batch {
 		e.views = append(e.views, connector.Scheduled{Req: &r.conn, Computed: r.computed, NumScheduled: r.scheduled})
 	}
 	meta, err := e.sched.BuildMeta(e.views)
 	if err != nil {
-		return fmt.Errorf("engine: %w", err)
+		return 0, fmt.Errorf("engine: %w", err)
 	}
 	for _, w := range e.workers {
 		if err := w.StartLoadKV(ctx, meta); err != nil {
-			return fmt.Errorf("engine: pass %d: %w", meta.Pass, err)
+			return 0, fmt.Errorf("engine: pass %d: %w", meta.Pass, err)
 		}
 	}
 	e.restartFailed(e.worker.TakeFailedLoadRequests())
@@ -47,16 +85,12 @@ func (e *engine) iteration(ctx context.Context) error {
 	prefill, decode := e.forward()
 	for _, w := range e.workers {
 		if err := w.WaitForSave(ctx, meta); err != nil {
-			return fmt.Errorf("engine: pass %d: %w", meta.Pass, err)
+			return 0, fmt.Errorf("engine: pass %d: %w", meta.Pass, err)
 		}
 	}
 	// the ranks move their shards in parallel, each on its own link
 	moved := int64(len(meta.Loads)+len(meta.Saves)) * e.pages.bytesPerBlock() / int64(len(e.workers))
-	e.clock.AdvanceTo(e.clock.ElapsedMS() + e.cost(prefill, decode, moved))
-	e.emit()
-	e.stats.Tick()
-	e.tickEviction()
-	return nil
+	return e.cost(prefill, decode, moved), nil
 }
 
 // cost is the modelled time of a pass, in milliseconds.

@@ -1,0 +1,96 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// cluster is the owners of a run: one engine, or Config.AttentionDP
+// engines under attention data parallelism. Each owner has its own KV
+// cache, scheduler queues, batch and connector halves (its own scheduler
+// half and worker); they share the pool, the key space (w1r0: every owner
+// keys whole pages), the virtual clock and the report. A router places
+// each arriving request on the owner with the fewest requests in flight
+// (waiting, running or parked; round robin on a tie). The owners run
+// each pass in lock step, one after the other on one goroutine, so a run
+// is deterministic; the pass costs the slowest owner's time.
+type cluster struct {
+	owners []*engine
+	placed []int64 // requests routed to each owner
+	last   int     // the owner picked last
+}
+
+func newCluster(cfg Config) (*cluster, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	out := newOutcome(cfg)
+	n := max(1, cfg.AttentionDP)
+	c := &cluster{placed: make([]int64, n), last: n - 1}
+	for i := range c.placed {
+		e, err := newOwner(cfg, out, i)
+		if err != nil {
+			return nil, errors.Join(err, c.close())
+		}
+		c.owners = append(c.owners, e)
+	}
+	return c, nil
+}
+
+// route picks the owner of the next request: the fewest in flight, ties
+// going round robin from the owner after the last one picked.
+func (c *cluster) route() *engine {
+	best, load := 0, -1
+	for k := range c.owners {
+		i := (c.last + 1 + k) % len(c.owners)
+		e := c.owners[i]
+		n := e.waiting.len() + len(e.running) + len(e.async.parked)
+		if load < 0 || n < load {
+			best, load = i, n
+		}
+	}
+	c.last = best
+	c.placed[best]++
+	return c.owners[best]
+}
+
+// idle reports whether no owner has work: nothing waiting, running,
+// finishing or parked.
+func (c *cluster) idle() bool {
+	for _, e := range c.owners {
+		if len(e.running) > 0 || e.waiting.len() > 0 || len(e.finishing) > 0 || len(e.async.parked) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// report is the run's report: the owners share its counters; fault counts
+// are summed.
+func (c *cluster) report(ctx context.Context, wall time.Duration) Report {
+	rep := c.owners[0].report(ctx, wall)
+	rep.FaultMissingPages, rep.FaultPutErrors = 0, 0
+	for _, e := range c.owners {
+		if e.faults != nil {
+			fc := e.faults.Counts()
+			rep.FaultMissingPages += fc.MissingPages
+			rep.FaultPutErrors += fc.PutErrors
+		}
+	}
+	if len(c.owners) > 1 {
+		rep.AttentionDP = len(c.owners)
+		rep.OwnerRequests = c.placed
+	}
+	return rep
+}
+
+// close closes every owner.
+func (c *cluster) close() error {
+	var errs []error
+	for _, e := range c.owners {
+		errs = append(errs, e.close())
+	}
+	return errors.Join(errs...)
+}
