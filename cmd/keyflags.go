@@ -36,6 +36,8 @@ type keyFlags struct {
 
 	// defaultLayerGroup is the layer group used when none is given.
 	defaultLayerGroup string
+	// noADPFlag leaves --attention-dp to the command (serve counts owners).
+	noADPFlag bool
 }
 
 // keySetup is what keyFlags resolve to.
@@ -75,7 +77,9 @@ func (f *keyFlags) registerWithDefaults(fs *pflag.FlagSet, scopeFlags bool, defa
 	fs.IntVar(&f.TP, "tp", 1, "tensor-parallel size: shards are keyed w{tp}r{rank}")
 	fs.IntVar(&f.Rank, "rank", 0, "TP rank whose shard is keyed")
 	fs.BoolVar(&f.AllRanks, "all-ranks", false, "key every TP rank's shard, as a TP lookup asks for them")
-	fs.BoolVar(&f.AttentionDP, "attention-dp", false, "attention data parallelism: every owner keys pages w1r0 (default: enable_attention_dp from --llm-config)")
+	if !f.noADPFlag {
+		fs.BoolVar(&f.AttentionDP, "attention-dp", false, "attention data parallelism: every owner keys pages w1r0 (default: enable_attention_dp from --llm-config)")
+	}
 	fs.StringArrayVar(&f.LayerGroups, "layer-group", nil, "layer group as ID:BYTES_PER_PAGE, e.g. 0:64KiB (repeatable; default "+defaultLG+")")
 	fs.StringArrayVar(&f.Replicated, "replicated-layer-group", nil, "replicated layer group as ID:BYTES_PER_PAGE, keyed 'replicated' (repeatable)")
 	fs.BoolVar(&f.GroupKeys, "group-keys", false, "also spell each block's eviction group key")
@@ -146,7 +150,7 @@ func (f *keyFlags) applyConfigs(c *cobra.Command, getenv func(string) string, s 
 	if !changed("lookahead") {
 		f.Lookahead = lc.Lookahead
 	}
-	if !changed("attention-dp") {
+	if !changed("attention-dp") && !f.noADPFlag {
 		f.AttentionDP = lc.EnableAttentionDP
 	}
 	return nil

@@ -32,6 +32,25 @@ type serveOptions struct {
 	NoVerify          bool
 	SoftPinTTLMS      int64
 	GroupBlocks       bool
+	Live              liveOptions
+}
+
+// liveOptions are serve's flags for the production paths: faults, async
+// loads, attention DP, admission control and speculative prefill.
+type liveOptions struct {
+	FaultMissingRate      float64
+	FaultPutErrorRate     float64
+	FaultPoolLatency      time.Duration
+	FaultSeed             uint64
+	AsyncLoad             bool
+	AsyncLoadWorkers      int
+	AttentionDP           int
+	AdmissionQuery        string
+	CompletionReservation bool
+	Draft                 string
+	MaxDraftLen           int
+	LocalReuseBackoff     string
+	ReuseMatchAlignment   int
 }
 
 func newServeCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
@@ -74,7 +93,9 @@ $ kvctl serve --single-rank --replay conversation.jsonl --pool redis://127.0.0.1
 	fs.StringVar(&o.TraceFormat, "trace-format", "auto", "format of --replay: auto, kvctl or mooncake")
 	fs.StringVar(&o.Synthetic, "synthetic", "", "replay a synthetic multi-turn workload, e.g. conversations=200,turns=6,system=2048,user=512,output=256")
 	fs.StringVar(&o.Pool, "pool", "", "pool URL (default: an embedded mem:// pool sized for the run)")
+	o.Key.noADPFlag = true
 	o.Key.registerWithDefaults(fs, false, engine.DefaultTokensPerBlock, fmt.Sprintf("0:%d", engine.DefaultPageBytes))
+	o.Live.register(fs)
 	fs.IntVar(&o.GPUBlocks, "gpu-blocks", 0, fmt.Sprintf("KV blocks of GPU memory (default %d, or --gpu-bytes worth)", engine.DefaultGPUBlocks))
 	fs.StringVar(&o.GPUBytes, "gpu-bytes", "", "GPU memory for KV pages, e.g. 4GiB (instead of --gpu-blocks)")
 	fs.IntVar(&o.MaxBatchSize, "max-batch-size", engine.DefaultMaxBatchSize, "max_batch_size: requests per iteration")

@@ -26,8 +26,11 @@ func (o *serveOptions) config(c *cobra.Command, ios *IOStreams, g *globalOptions
 	if err != nil {
 		return cfg, nil, err
 	}
-	if setup.Layout.World != 1 || o.Key.AttentionDP {
-		return cfg, nil, usagef("serve --single-rank keys one rank (w1r0): --tp and --attention-dp are not supported yet")
+	if setup.Layout.World > 1 {
+		if c.Flags().Changed("rank") || o.Key.AllRanks {
+			return cfg, nil, usagef("serve --single-rank --tp N holds every rank's shard: --rank and --all-ranks do not apply")
+		}
+		setup.Layout.Ranks = nil
 	}
 	cfg = engine.Config{
 		Layout: setup.Layout, Namespace: setup.Namespace, Scheme: setup.Scheme, Lookahead: setup.Lookahead,
@@ -37,6 +40,9 @@ func (o *serveOptions) config(c *cobra.Command, ios *IOStreams, g *globalOptions
 		StatsInterval: o.StatsInterval, Verify: !o.NoVerify, MemoryLimit: engine.SuggestedMemoryLimit,
 	}
 	if err := o.sizes(&cfg); err != nil {
+		return cfg, nil, err
+	}
+	if err := o.Live.apply(&cfg); err != nil {
 		return cfg, nil, err
 	}
 	if o.StatsInterval > 0 && !g.Quiet {
