@@ -74,4 +74,3 @@ func parseAdmissionQuery(spec string) (parks, deferrals int, err error) {
 	}
 	return parks, deferrals, nil
 }
-
