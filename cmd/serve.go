@@ -33,6 +33,8 @@ type serveOptions struct {
 	SoftPinTTLMS      int64
 	GroupBlocks       bool
 	Live              liveOptions
+	Addr              string
+	RealTime          bool
 }
 
 // liveOptions are serve's flags for the production paths: faults, async
@@ -56,7 +58,7 @@ type liveOptions struct {
 func newServeCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
 	o := &serveOptions{}
 	c := &cobra.Command{
-		Use:   "serve --single-rank (--replay FILE | --synthetic SPEC) [flags]",
+		Use:   "serve --single-rank [--replay FILE | --synthetic SPEC | --addr HOST:PORT] [flags]",
 		Short: "Run the connector + scheduler loop embedded, replaying a trace with every loaded byte verified",
 		Long: `Run, in one process and without GPUs or a model, the loop a TensorRT-LLM server
 runs around its Mooncake-store connector: a KV cache manager with local prefix
@@ -68,7 +70,11 @@ bytes the model computes for it. Time is modelled (virtual), so an hour of
 traffic replays as fast as the CPU allows.
 
 Requests: --replay FILE (kvctl requests JSONL, or a Mooncake FAST'25 trace) or
---synthetic conversations=200,turns=6,system=2048,user=512,output=256.
+--synthetic conversations=200,turns=6,system=2048,user=512,output=256. Without
+either, serve listens on --addr: POST /v1/completions (an OpenAI subset, with
+streaming), GET /v1/models, /healthz, /metrics, and the Mooncake master admin
+paths over its pool, so kvctl holes --pool mooncake://ADDR reads it. Ctrl-C or
+SIGTERM shuts it down gracefully.
 The pool defaults to an embedded mem:// pool sized for the run, on the replay's
 clock; with --pool redis://... several processes share one pool.
 The report and what each number means: docs/serve.md.
@@ -77,12 +83,16 @@ Exit codes: 3 when a loaded page differs from the computed one or a request
 is lost, 4 when the pool is unreachable.`,
 		Example: `$ kvctl serve --single-rank --replay testdata/trace-small.jsonl
 $ kvctl serve --single-rank --synthetic conversations=50,turns=4 -o json
-$ kvctl serve --single-rank --replay conversation.jsonl --pool redis://127.0.0.1:6379/0 --stats-interval 10s`,
+$ kvctl serve --single-rank --replay conversation.jsonl --pool redis://127.0.0.1:6379/0 --stats-interval 10s
+$ kvctl serve --single-rank --addr 127.0.0.1:8000`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			cfg, src, err := o.config(c, ios, g)
 			if err != nil {
 				return err
+			}
+			if src == nil {
+				return runServeHTTP(c.Context(), ios, g, o, cfg)
 			}
 			return runServe(c.Context(), ios, g, o, cfg, src)
 		},
@@ -93,6 +103,8 @@ $ kvctl serve --single-rank --replay conversation.jsonl --pool redis://127.0.0.1
 	fs.StringVar(&o.TraceFormat, "trace-format", "auto", "format of --replay: auto, kvctl or mooncake")
 	fs.StringVar(&o.Synthetic, "synthetic", "", "replay a synthetic multi-turn workload, e.g. conversations=200,turns=6,system=2048,user=512,output=256")
 	fs.StringVar(&o.Pool, "pool", "", "pool URL (default: an embedded mem:// pool sized for the run)")
+	fs.StringVar(&o.Addr, "addr", "127.0.0.1:8000", "listen address of the HTTP front (without --replay/--synthetic)")
+	fs.BoolVar(&o.RealTime, "real-time", false, "HTTP front: pace modelled iteration costs in wall time (realistic latency; default: as fast as the CPU allows)")
 	o.Key.noADPFlag = true
 	o.Key.registerWithDefaults(fs, false, engine.DefaultTokensPerBlock, fmt.Sprintf("0:%d", engine.DefaultPageBytes))
 	o.Live.register(fs)

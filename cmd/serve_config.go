@@ -19,8 +19,8 @@ func (o *serveOptions) config(c *cobra.Command, ios *IOStreams, g *globalOptions
 	if !o.SingleRank {
 		return cfg, nil, usagef("give --single-rank: serve runs every rank in this process (the only mode so far)")
 	}
-	if (o.Replay == "") == (o.Synthetic == "") {
-		return cfg, nil, usagef("give exactly one of --replay FILE or --synthetic SPEC (the HTTP front is not available yet)")
+	if o.Replay != "" && o.Synthetic != "" {
+		return cfg, nil, usagef("give --replay FILE or --synthetic SPEC, not both (or neither, to serve HTTP on --addr)")
 	}
 	setup, err := o.Key.resolve(c, ios.Getenv)
 	if err != nil {
@@ -52,6 +52,9 @@ func (o *serveOptions) config(c *cobra.Command, ios *IOStreams, g *globalOptions
 		if cfg.Device, err = openDevice(ios, g, o.Device); err != nil {
 			return cfg, nil, err
 		}
+	}
+	if o.Replay == "" && o.Synthetic == "" {
+		return cfg, nil, nil
 	}
 	src, err := o.source()
 	return cfg, src, err

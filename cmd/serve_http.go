@@ -1,0 +1,47 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kvctl/kvctl/engine"
+	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/server"
+)
+
+// defaultLiveCapacity sizes the embedded pool of the HTTP front, which
+// cannot know its traffic up front; arenas are allocated as it fills.
+const defaultLiveCapacity = 4 << 30
+
+// runServeHTTP serves the OpenAI-compatible front until the context ends
+// (Ctrl-C or SIGTERM: a graceful shutdown).
+func runServeHTTP(ctx context.Context, ios *IOStreams, g *globalOptions, o *serveOptions, cfg engine.Config) error {
+	var (
+		st  pool.Store
+		err error
+	)
+	if o.Pool != "" {
+		st, err = pool.Open(ctx, o.Pool)
+	} else {
+		cfg.Clock = engine.NewClock()
+		st, err = engine.NewMemPool(cfg.Clock, defaultLiveCapacity)
+	}
+	if err != nil {
+		return err
+	}
+	if cfg.Device != nil {
+		defer cfg.Device.Close()
+	}
+	return server.Run(ctx, server.Options{
+		Addr: o.Addr, Engine: cfg, Pool: st, RealTime: o.RealTime,
+		ModelName: cfg.Namespace.ModelKey,
+		Logf: func(format string, args ...any) {
+			if !g.Quiet {
+				fmt.Fprintf(ios.ErrOut, format+"\n", args...)
+			}
+		},
+		Ready: func(addr string) {
+			fmt.Fprintf(ios.ErrOut, "kvctl serve: listening on http://%s (OpenAI /v1/completions, /metrics, Mooncake admin paths)\n", addr)
+		},
+	})
+}

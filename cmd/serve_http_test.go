@@ -1,0 +1,96 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// lockedBuffer is a bytes.Buffer safe to write from the server's goroutine
+// while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestServeHTTP runs kvctl serve without a trace: it listens, answers a
+// completion and a Mooncake admin query, and shuts down cleanly (exit 0)
+// when its context ends, as on Ctrl-C.
+func TestServeHTTP(t *testing.T) {
+	ios, _, _ := NewTestIOStreams("")
+	errOut := &lockedBuffer{}
+	ios.ErrOut = errOut
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	code := make(chan int, 1)
+	go func() { code <- run(ctx, ios, []string{"serve", "--single-rank", "--addr", "127.0.0.1:0"}) }()
+	base := waitListening(t, errOut)
+
+	body := `{"model": "kvctl-serve", "prompt": "a prompt long enough to fill one block of thirty-two bytes", "max_tokens": 4}`
+	resp, err := http.Post(base+"/v1/completions", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Choices []struct{ Text string } `json:"choices"`
+		Usage   struct {
+			CompletionTokens int `json:"completion_tokens"`
+		} `json:"usage"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("POST /v1/completions = %d, %v", resp.StatusCode, err)
+	}
+	resp.Body.Close()
+	if got.Usage.CompletionTokens != 4 || len(got.Choices) != 1 || len(got.Choices[0].Text) != 4 {
+		t.Errorf("completion = %+v, want 4 tokens of text", got)
+	}
+	resp, err = http.Get(base + "/get_all_keys")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(keys), "kvctl-serve/w1r0/lg0/t32b128/") {
+		t.Errorf("GET /get_all_keys = %q, want the saved page keys", keys)
+	}
+	cancel()
+	select {
+	case c := <-code:
+		if c != ExitOK {
+			t.Errorf("serve exit code after shutdown = %d, want 0; stderr: %s", c, errOut)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("serve did not shut down")
+	}
+}
+
+func waitListening(t *testing.T, errOut *lockedBuffer) string {
+	t.Helper()
+	re := regexp.MustCompile(`listening on (http://[0-9.:]+)`)
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if m := re.FindStringSubmatch(errOut.String()); m != nil {
+			return m[1]
+		}
+	}
+	t.Fatalf("serve never said it was listening; stderr: %s", errOut)
+	return ""
+}

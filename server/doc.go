@@ -1,0 +1,53 @@
+// Package server is the HTTP front of `kvctl serve --single-rank` without
+// a trace: an OpenAI-compatible completions endpoint over the live engine
+// (engine.Live), Prometheus metrics, and the embedded pool's Mooncake
+// master admin API, so that `kvctl holes --pool mooncake://ADDR` reads the
+// pool of a running server.
+//
+// # Endpoints
+//
+//	POST /v1/completions     an OpenAI subset: model, prompt, max_tokens, stream, stream_options
+//	GET  /v1/models          the one model, Options.ModelName
+//	GET  /healthz            {"status":"ok"} while the engine runs, else 503
+//	GET  /metrics            kvctl_* series and the master's master_* gauges (Prometheus text)
+//	GET  /get_all_keys, /batch_query_keys, /query_key, /get_segments_detail, /health
+//	                         the Mooncake master admin API over the pool (mooncake.NewMasterHandler)
+//
+// # Tokens and text
+//
+// There is no real model. A prompt string is tokenized byte by byte: each
+// byte b of its UTF-8 encoding is token id b (0-255), so "hi" is [104,
+// 105]. A prompt may also be an array of token ids (any int64), or an
+// array holding one string. The engine's synthetic model generates
+// deterministic token ids in [0, 128000) (engine.NextToken); each is
+// rendered as one lowercase letter, 'a' + id mod 26, so a completion's
+// text has as many bytes as completion_tokens. Equal prompts generate
+// equal text.
+//
+// # Usage
+//
+// usage.prompt_tokens_details.cached_tokens is the prompt tokens served
+// from cache: reused from the local prefix cache plus loaded from the
+// pool (engine.LiveUsage.CachedTokens). Streams carry usage in their last
+// chunk, the one with finish_reason "length", and, when
+// stream_options.include_usage is set, in a final chunk with no choices as
+// OpenAI sends it.
+//
+// # Errors
+//
+// A request that fails before its first token gets an HTTP error status
+// and the body {"error":{"message":...,"type":...,"code":...}}: 400
+// invalid_request_error for a malformed request or one the engine refuses
+// (an empty prompt, one that can never fit in the KV cache), 404 for an
+// unknown model, 503 when the server is stopping. A stream that fails
+// after its first chunk ends with a data: line holding such an error
+// object and no [DONE]. A client that disconnects cancels its request and
+// the engine frees it.
+//
+// # Shutdown
+//
+// Run stops when its context ends: it stops accepting connections, waits
+// up to Options.ShutdownTimeout for requests in flight, then closes the
+// remaining connections (cancelling their requests), stops the engine and
+// closes the pool.
+package server

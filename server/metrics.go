@@ -1,0 +1,161 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+
+	"github.com/kvctl/kvctl/engine"
+	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/stats"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// ttftBuckets are the TTFT histogram buckets, in seconds.
+var ttftBuckets = []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}
+
+// metrics is the server's own registry (never the global one).
+type metrics struct {
+	reg          *prometheus.Registry
+	ttft         prometheus.Histogram
+	modelledTTFT prometheus.Histogram
+}
+
+func newMetrics(live *engine.Live, p pool.Store) *metrics {
+	m := &metrics{reg: prometheus.NewRegistry()}
+	m.ttft = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "kvctl_ttft_seconds",
+		Help: "Wall time from a completion request's arrival to its first token.", Buckets: ttftBuckets})
+	m.modelledTTFT = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "kvctl_modelled_ttft_seconds",
+		Help: "Modelled (engine clock) time to first token of completed requests.", Buckets: ttftBuckets})
+	m.reg.MustRegister(m.ttft, m.modelledTTFT, newEngineCollector(live), newPoolCollector(p),
+		stats.NewHolesCollector(live.Holes, nil), stats.NewLoadCollector(live.Transfers, nil))
+	return m
+}
+
+// handler serves the registry followed by the master's metrics (master_*
+// gauges and counters of the pool) as one exposition.
+func (m *metrics) handler(master http.Handler) http.Handler {
+	gather := prometheus.Gatherers{m.reg, masterGatherer{master}}
+	return promhttp.HandlerFor(gather, promhttp.HandlerOpts{ErrorHandling: promhttp.HTTPErrorOnError})
+}
+
+// masterGatherer reads the metrics a mooncake master handler serves.
+type masterGatherer struct{ h http.Handler }
+
+// Gather asks the handler's /metrics and parses its text.
+func (g masterGatherer) Gather() ([]*dto.MetricFamily, error) {
+	rec := httptest.NewRecorder()
+	g.h.ServeHTTP(rec, httptest.NewRequestWithContext(context.Background(), http.MethodGet, "/metrics", nil))
+	if rec.Code != http.StatusOK {
+		return nil, fmt.Errorf("pool metrics: status %d: %s", rec.Code, rec.Body.String())
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(rec.Body)
+	if err != nil {
+		return nil, fmt.Errorf("parsing the pool metrics: %w", err)
+	}
+	out := make([]*dto.MetricFamily, 0, len(families))
+	for _, f := range families {
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// series is one engine counter or gauge.
+type series struct {
+	name, help string
+	kind       prometheus.ValueType
+	value      func(engine.LiveStats) float64
+}
+
+var engineSeries = []series{
+	{"kvctl_requests_total", "Completion requests the engine received.", prometheus.CounterValue, func(s engine.LiveStats) float64 { return float64(s.Requests) }},
+	{"kvctl_requests_completed_total", "Requests that produced all their tokens.", prometheus.CounterValue, func(s engine.LiveStats) float64 { return float64(s.Completed) }},
+	{"kvctl_requests_failed_total", "Requests refused, cancelled or lost to a stop.", prometheus.CounterValue, func(s engine.LiveStats) float64 { return float64(s.Failed) }},
+	{"kvctl_requests_cancelled_total", "Requests cancelled by their client (in failed too).", prometheus.CounterValue, func(s engine.LiveStats) float64 { return float64(s.Cancelled) }},
+	{"kvctl_requests_waiting", "Requests queued.", prometheus.GaugeValue, func(s engine.LiveStats) float64 { return float64(s.Waiting) }},
+	{"kvctl_requests_running", "Requests admitted.", prometheus.GaugeValue, func(s engine.LiveStats) float64 { return float64(s.Running) }},
+	{"kvctl_prompt_tokens_total", "Prompt tokens of the requests received.", prometheus.CounterValue, func(s engine.LiveStats) float64 { return float64(s.PromptTokens) }},
+	{"kvctl_reused_tokens_total", "Prompt tokens of completed requests reused from the local prefix cache.", prometheus.CounterValue, func(s engine.LiveStats) float64 { return float64(s.LocalHitTokens) }},
+	{"kvctl_loaded_tokens_total", "Prompt tokens of completed requests loaded from the pool.", prometheus.CounterValue, func(s engine.LiveStats) float64 { return float64(s.PoolHitTokens) }},
+	{"kvctl_computed_tokens_total", "Prompt tokens computed by forward passes, recomputations included.", prometheus.CounterValue, func(s engine.LiveStats) float64 { return float64(s.ComputedPromptTokens) }},
+	{"kvctl_generated_tokens_total", "Tokens generated and streamed.", prometheus.CounterValue, func(s engine.LiveStats) float64 { return float64(s.GeneratedTokens) }},
+	{"kvctl_restarts_total", "Readmissions after a page went missing at load time.", prometheus.CounterValue, func(s engine.LiveStats) float64 { return float64(s.Restarts) }},
+	{"kvctl_preemptions_total", "Readmissions after running out of KV pages.", prometheus.CounterValue, func(s engine.LiveStats) float64 { return float64(s.Preemptions) }},
+	{"kvctl_verify_mismatches_total", "Loaded pages that differ from the computed ones.", prometheus.CounterValue, func(s engine.LiveStats) float64 { return float64(s.VerifyMismatches) }},
+	{"kvctl_iterations_total", "Engine passes.", prometheus.CounterValue, func(s engine.LiveStats) float64 { return float64(s.Iterations) }},
+	{"kvctl_engine_clock_seconds", "The engine's virtual clock.", prometheus.GaugeValue, func(s engine.LiveStats) float64 { return s.VirtualMS / 1000 }},
+}
+
+// engineCollector exposes engine.LiveStats.
+type engineCollector struct {
+	live  *engine.Live
+	descs []*prometheus.Desc
+}
+
+func newEngineCollector(live *engine.Live) *engineCollector {
+	c := &engineCollector{live: live}
+	for _, s := range engineSeries {
+		c.descs = append(c.descs, prometheus.NewDesc(s.name, s.help, nil, nil))
+	}
+	return c
+}
+
+// Describe sends the descriptors.
+func (c *engineCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range c.descs {
+		ch <- d
+	}
+}
+
+// Collect sends the engine's counters as of its last pass.
+func (c *engineCollector) Collect(ch chan<- prometheus.Metric) {
+	st := c.live.Stats()
+	for i, s := range engineSeries {
+		ch <- prometheus.MustNewConstMetric(c.descs[i], s.kind, s.value(st))
+	}
+}
+
+// poolCollector exposes the pool's occupancy and evictions (pool.Stat).
+type poolCollector struct {
+	p                                           pool.Store
+	keys, used, capacity, evicted, evictedBytes *prometheus.Desc
+}
+
+func newPoolCollector(p pool.Store) *poolCollector {
+	d := func(name, help string) *prometheus.Desc { return prometheus.NewDesc(name, help, nil, nil) }
+	return &poolCollector{p: p,
+		keys:         d("kvctl_pool_keys", "Keys in the pool."),
+		used:         d("kvctl_pool_used_bytes", "Bytes allocated in the pool."),
+		capacity:     d("kvctl_pool_capacity_bytes", "Capacity of the pool."),
+		evicted:      d("kvctl_pool_evicted_keys_total", "Keys evicted from the pool."),
+		evictedBytes: d("kvctl_pool_evicted_bytes_total", "Bytes evicted from the pool."),
+	}
+}
+
+// Describe sends the descriptors.
+func (c *poolCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{c.keys, c.used, c.capacity, c.evicted, c.evictedBytes} {
+		ch <- d
+	}
+}
+
+// Collect asks the pool's Stat; a failure is an invalid metric (the
+// scrape fails with it).
+func (c *poolCollector) Collect(ch chan<- prometheus.Metric) {
+	st, err := c.p.Stat(context.Background())
+	if err != nil {
+		ch <- prometheus.NewInvalidMetric(c.keys, fmt.Errorf("reading the pool statistics: %w", err))
+		return
+	}
+	ch <- prometheus.MustNewConstMetric(c.keys, prometheus.GaugeValue, float64(st.Keys))
+	ch <- prometheus.MustNewConstMetric(c.used, prometheus.GaugeValue, float64(st.UsedBytes))
+	ch <- prometheus.MustNewConstMetric(c.capacity, prometheus.GaugeValue, float64(st.CapacityBytes))
+	ch <- prometheus.MustNewConstMetric(c.evicted, prometheus.CounterValue, float64(st.EvictedKeys))
+	ch <- prometheus.MustNewConstMetric(c.evictedBytes, prometheus.CounterValue, float64(st.EvictedBytes))
+}

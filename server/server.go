@@ -1,0 +1,148 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/kvctl/kvctl/engine"
+	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/pool/mooncake"
+)
+
+// DefaultShutdownTimeout is how long Run waits for requests in flight
+// when its context ends, unless Options.ShutdownTimeout says otherwise.
+const DefaultShutdownTimeout = 10 * time.Second
+
+// Options configure Run. Zero fields take the documented defaults.
+type Options struct {
+	// Addr is the listen address, host:port; port 0 picks a free port
+	// (see Ready).
+	Addr string
+	// Engine configures the engine; its Pool is replaced by Pool. Give the
+	// pool the engine's clock (engine.NewMemPool(cfg.Clock, ...)) so that
+	// leases and eviction age with it.
+	Engine engine.Config
+	// Pool is the KV-cache pool (required). Run closes it when it
+	// returns.
+	Pool pool.Store
+	// RealTime paces the engine in wall time (engine.LiveOptions).
+	RealTime bool
+	// ModelName is the model id of /v1/models and the only one
+	// /v1/completions accepts; default engine.DefaultModelKey.
+	ModelName string
+	// ShutdownTimeout bounds the wait for requests in flight on shutdown;
+	// default DefaultShutdownTimeout.
+	ShutdownTimeout time.Duration
+	// Logf, when not nil, receives log lines (shutdown, engine failure).
+	Logf func(format string, args ...any)
+	// Ready, when not nil, is called with the bound address once the
+	// server listens.
+	Ready func(addr string)
+}
+
+func (o *Options) setDefaults() {
+	if o.ModelName == "" {
+		o.ModelName = engine.DefaultModelKey
+	}
+	if o.ShutdownTimeout <= 0 {
+		o.ShutdownTimeout = DefaultShutdownTimeout
+	}
+	if o.Logf == nil {
+		o.Logf = func(string, ...any) {}
+	}
+}
+
+// Run serves until ctx ends (it returns nil then, after a graceful
+// shutdown) or the engine fails (it returns the engine's error). It
+// closes opts.Pool before returning, in every case.
+func Run(ctx context.Context, opts Options) (err error) {
+	if opts.Pool == nil {
+		return errors.New("server: no pool")
+	}
+	defer func() {
+		if cerr := opts.Pool.Close(); cerr != nil {
+			err = errors.Join(err, fmt.Errorf("closing the pool: %w", cerr))
+		}
+	}()
+	opts.setDefaults()
+	cfg := opts.Engine
+	cfg.Pool = opts.Pool
+	live, err := engine.NewLive(cfg, engine.LiveOptions{RealTime: opts.RealTime})
+	if err != nil {
+		return fmt.Errorf("server: %w", err)
+	}
+	ln, err := net.Listen("tcp", opts.Addr)
+	if err != nil {
+		return fmt.Errorf("server: listening on %q: %w", opts.Addr, err)
+	}
+	return serve(ctx, ln, live, opts)
+}
+
+// serve runs the engine and the HTTP server on ln until ctx ends or the
+// engine fails.
+func serve(ctx context.Context, ln net.Listener, live *engine.Live, opts Options) error {
+	engineCtx, stopEngine := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopEngine()
+	engineErr := make(chan error, 1)
+	go func() { engineErr <- live.Run(engineCtx) }()
+	srv := &http.Server{Handler: newHandler(live, opts), ReadHeaderTimeout: 10 * time.Second}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	if opts.Ready != nil {
+		opts.Ready(ln.Addr().String())
+	}
+	var err error
+	select {
+	case <-ctx.Done():
+		opts.Logf("shutting down: waiting up to %s for requests in flight", opts.ShutdownTimeout)
+	case err = <-serveErr:
+		err = fmt.Errorf("server: %w", err)
+	case <-live.Done():
+	}
+	shutdown(srv, opts)
+	stopEngine()
+	if eerr := <-engineErr; eerr != nil {
+		opts.Logf("engine stopped: %v", eerr)
+		err = errors.Join(err, fmt.Errorf("server: %w", eerr))
+	}
+	return err
+}
+
+// shutdown stops accepting, waits up to the timeout for the handlers in
+// flight and closes the connections left (their requests are cancelled).
+func shutdown(srv *http.Server, opts Options) {
+	ctx, cancel := context.WithTimeout(context.Background(), opts.ShutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(ctx); err != nil {
+		opts.Logf("shutdown: %v; closing the connections left", err)
+		srv.Close()
+	}
+}
+
+// newHandler routes the server's endpoints.
+func newHandler(live *engine.Live, opts Options) http.Handler {
+	mux := http.NewServeMux()
+	c := &completions{live: live, model: opts.ModelName, metrics: newMetrics(live, opts.Pool)}
+	mux.HandleFunc("POST /v1/completions", c.serveHTTP)
+	mux.HandleFunc("GET /v1/models", c.models)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { healthz(w, live) })
+	master := mooncake.NewMasterHandler(opts.Pool)
+	for _, p := range []string{"/get_all_keys", "/batch_query_keys", "/query_key", "/get_segments_detail", "/health"} {
+		mux.Handle("GET "+p, master)
+	}
+	mux.Handle("GET /metrics", c.metrics.handler(master))
+	return mux
+}
+
+func healthz(w http.ResponseWriter, live *engine.Live) {
+	select {
+	case <-live.Done():
+		writeError(w, http.StatusServiceUnavailable, "the engine stopped", "service_unavailable")
+	default:
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	}
+}
