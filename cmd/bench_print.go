@@ -6,17 +6,9 @@ import (
 	"github.com/kvctl/kvctl/transfer"
 )
 
-// benchSweepJSON is the JSON shape of a sweep.
-type benchSweepJSON struct {
-	Runs []transfer.BenchResult `json:"runs"`
-}
-
 func printBench(ios *IOStreams, g *globalOptions, sweep bool, rs []transfer.BenchResult) error {
 	if g.Output == "json" {
-		if !sweep {
-			return writeJSON(ios.Out, rs[0])
-		}
-		return writeJSON(ios.Out, benchSweepJSON{Runs: rs})
+		return writeRunsJSON(ios.Out, sweep, rs)
 	}
 	tp := newTablePrinter(ios, "dir", "copy", "mode", "page", "regions", "pages", "GB/s", "baseline", "ratio", "copy GB/s", "verify")
 	for _, r := range rs {

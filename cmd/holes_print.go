@@ -94,17 +94,9 @@ func styleMap(rd *lipgloss.Renderer, m string) string {
 	return b.String()
 }
 
-// simulationJSON is the JSON shape of a simulation: one run, or a sweep.
-type simulationJSON struct {
-	Runs []holes.Run `json:"runs"`
-}
-
 func printSimulation(ios *IOStreams, g *globalOptions, sweep bool, runs []holes.Run) error {
 	if g.Output == "json" {
-		if !sweep {
-			return writeJSON(ios.Out, runs[0])
-		}
-		return writeJSON(ios.Out, simulationJSON{Runs: runs})
+		return writeRunsJSON(ios.Out, sweep, runs)
 	}
 	tp := newTablePrinter(ios, "capacity", "requests", "blocks", "hit rate", "holes", "hole blocks", "behind hole", "recomputed", "evicted", "failed puts")
 	for _, r := range runs {
