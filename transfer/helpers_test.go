@@ -264,8 +264,8 @@ func (f *fixture) seed(t *testing.T, rs []PageRef) {
 	}
 }
 
-// gpuPage reads one page back from the GPU, regions concatenated.
-func (f *fixture) gpuPage(t *testing.T, g, page int) []byte {
+// readGroup reads every region of group g back from the GPU.
+func (f *fixture) readGroup(t *testing.T, g int) [][]byte {
 	t.Helper()
 	p := f.pools[g]
 	bufs := p.NewRegionBufs()
@@ -280,8 +280,15 @@ func (f *fixture) gpuPage(t *testing.T, g, page int) []byte {
 	if err := s.Synchronize(); err != nil {
 		t.Fatal(err)
 	}
+	return bufs
+}
+
+// gpuPage reads one page back from the GPU, regions concatenated.
+func (f *fixture) gpuPage(t *testing.T, g, page int) []byte {
+	t.Helper()
+	p := f.pools[g]
 	out := make([]byte, p.group.PageBytes())
-	gatherPage(p.group, bufs, page, out)
+	gatherPage(p.group, f.readGroup(t, g), page, out)
 	return out
 }
 
@@ -305,13 +312,7 @@ func (f *fixture) fillGPU(t *testing.T, rs []PageRef) {
 	}
 	defer s.Destroy()
 	for g, p := range f.pools {
-		bufs := p.NewRegionBufs()
-		if err := p.ReadRegions(s, bufs); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Synchronize(); err != nil {
-			t.Fatal(err)
-		}
+		bufs := f.readGroup(t, g)
 		for _, r := range rs {
 			if r.LayerGroup == g {
 				scatterPage(p.group, bufs, r.Page, pageValue(r.Key, p.group.PageBytes()))

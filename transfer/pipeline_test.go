@@ -269,18 +269,7 @@ func TestSavePoolErrorDrainsCopies(t *testing.T) {
 func (f *fixture) checkGroupLanded(t *testing.T, rs []PageRef) {
 	t.Helper()
 	p := f.pools[0]
-	bufs := p.NewRegionBufs()
-	s, err := f.dev.NewStream()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Destroy()
-	if err := p.ReadRegions(s, bufs); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Synchronize(); err != nil {
-		t.Fatal(err)
-	}
+	bufs := f.readGroup(t, 0)
 	got := make([]byte, p.group.PageBytes())
 	for _, r := range rs {
 		gatherPage(p.group, bufs, r.Page, got)
