@@ -37,22 +37,12 @@ type serveOptions struct {
 	RealTime          bool
 }
 
-// liveOptions are serve's flags for the production paths: faults, async
-// loads, attention DP, admission control and speculative prefill.
+// liveOptions are serve's flags for the production paths (faults, async
+// loads, attention DP, admission control, speculative prefill): they bind
+// straight to the engine configuration they set.
 type liveOptions struct {
-	FaultMissingRate      float64
-	FaultPutErrorRate     float64
-	FaultPoolLatency      time.Duration
-	FaultSeed             uint64
-	AsyncLoad             bool
-	AsyncLoadWorkers      int
-	AttentionDP           int
-	AdmissionQuery        string
-	CompletionReservation bool
-	Draft                 string
-	MaxDraftLen           int
-	LocalReuseBackoff     string
-	ReuseMatchAlignment   int
+	engine.Config
+	AdmissionQuery string
 }
 
 func newServeCmd(ios *IOStreams, g *globalOptions) *cobra.Command {

@@ -32,13 +32,13 @@ func (o *serveOptions) config(c *cobra.Command, ios *IOStreams, g *globalOptions
 		}
 		setup.Layout.Ranks = nil
 	}
-	cfg = engine.Config{
-		Layout: setup.Layout, Namespace: setup.Namespace, Scheme: setup.Scheme, Lookahead: setup.Lookahead,
-		GPUBlocks: o.GPUBlocks, MaxBatchSize: o.MaxBatchSize, MaxNumTokens: o.MaxNumTokens, Role: o.Role,
-		TransferBatchSize: o.TransferBatchSize, StageThroughHost: o.StageThroughHost,
-		SoftPinTTL: time.Duration(o.SoftPinTTLMS) * time.Millisecond, GroupBlocks: o.GroupBlocks,
-		StatsInterval: o.StatsInterval, Verify: !o.NoVerify, MemoryLimit: engine.SuggestedMemoryLimit,
-	}
+	// The production-path flags are bound to o.Live.Config; the rest are set here.
+	cfg = o.Live.Config
+	cfg.Layout, cfg.Namespace, cfg.Scheme, cfg.Lookahead = setup.Layout, setup.Namespace, setup.Scheme, setup.Lookahead
+	cfg.GPUBlocks, cfg.MaxBatchSize, cfg.MaxNumTokens, cfg.Role = o.GPUBlocks, o.MaxBatchSize, o.MaxNumTokens, o.Role
+	cfg.TransferBatchSize, cfg.StageThroughHost = o.TransferBatchSize, o.StageThroughHost
+	cfg.SoftPinTTL, cfg.GroupBlocks = time.Duration(o.SoftPinTTLMS)*time.Millisecond, o.GroupBlocks
+	cfg.StatsInterval, cfg.Verify, cfg.MemoryLimit = o.StatsInterval, !o.NoVerify, engine.SuggestedMemoryLimit
 	if err := o.sizes(&cfg); err != nil {
 		return cfg, nil, err
 	}

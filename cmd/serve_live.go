@@ -9,22 +9,24 @@ import (
 )
 
 func (l *liveOptions) register(fs *pflag.FlagSet) {
-	fs.Float64Var(&l.FaultMissingRate, "fault-missing-rate", 0, "probability that a page vanishes between lookup and load (the request restarts)")
-	fs.Float64Var(&l.FaultPutErrorRate, "fault-put-error-rate", 0, "probability that a page's put fails (a future miss)")
-	fs.DurationVar(&l.FaultPoolLatency, "fault-pool-latency", 0, "real delay added to every pool call")
-	fs.Uint64Var(&l.FaultSeed, "fault-seed", 0, "seed of the fault draws (a run is deterministic given it)")
-	fs.BoolVar(&l.AsyncLoad, "async-load", false, "async_load: load offers in the background while the request is parked")
-	fs.IntVar(&l.AsyncLoadWorkers, "async-load-workers", 1, "async_load_workers sharing one FIFO queue")
-	fs.IntVar(&l.AttentionDP, "attention-dp", 0, "run N attention-DP owners sharing the pool and the w1r0 key space")
+	l.AsyncLoadWorkers, l.LocalReuseBackoff, l.ReuseMatchAlignment = 1, "off", 1
+	fs.Float64Var(&l.FaultMissingRate, "fault-missing-rate", l.FaultMissingRate, "probability that a page vanishes between lookup and load (the request restarts)")
+	fs.Float64Var(&l.FaultPutErrorRate, "fault-put-error-rate", l.FaultPutErrorRate, "probability that a page's put fails (a future miss)")
+	fs.DurationVar(&l.FaultPoolLatency, "fault-pool-latency", l.FaultPoolLatency, "real delay added to every pool call")
+	fs.Uint64Var(&l.FaultSeed, "fault-seed", l.FaultSeed, "seed of the fault draws (a run is deterministic given it)")
+	fs.BoolVar(&l.AsyncLoad, "async-load", l.AsyncLoad, "async_load: load offers in the background while the request is parked")
+	fs.IntVar(&l.AsyncLoadWorkers, "async-load-workers", l.AsyncLoadWorkers, "async_load_workers sharing one FIFO queue")
+	fs.IntVar(&l.AttentionDP, "attention-dp", l.AttentionDP, "run N attention-DP owners sharing the pool and the w1r0 key space")
 	fs.StringVar(&l.AdmissionQuery, "admission-query", "", "admission query: max_uncharged_parks=N,max_offer_deferrals=M")
-	fs.BoolVar(&l.CompletionReservation, "completion-reservation", false, "admit a request only while every admitted request's bound fits (wait instead of preempting)")
-	fs.StringVar(&l.Draft, "draft", "", "speculative prefill with a one-model draft: mtp, mtp-eagle or eagle3 (context-only requests)")
-	fs.IntVar(&l.MaxDraftLen, "max-draft-len", 0, "max_draft_len of --draft")
-	fs.StringVar(&l.LocalReuseBackoff, "local-reuse-backoff", "off", "local_reuse_backoff with a draft: off or align")
-	fs.IntVar(&l.ReuseMatchAlignment, "reuse-match-alignment", 1, "reuse_match_alignment: a positive divisor of T")
+	fs.BoolVar(&l.CompletionReservation, "completion-reservation", l.CompletionReservation, "admit a request only while every admitted request's bound fits (wait instead of preempting)")
+	fs.StringVar(&l.Draft, "draft", l.Draft, "speculative prefill with a one-model draft: mtp, mtp-eagle or eagle3 (context-only requests)")
+	fs.IntVar(&l.MaxDraftLen, "max-draft-len", l.MaxDraftLen, "max_draft_len of --draft")
+	fs.StringVar(&l.LocalReuseBackoff, "local-reuse-backoff", l.LocalReuseBackoff, "local_reuse_backoff with a draft: off or align")
+	fs.IntVar(&l.ReuseMatchAlignment, "reuse-match-alignment", l.ReuseMatchAlignment, "reuse_match_alignment: a positive divisor of T")
 }
 
-// apply checks the flags and sets them on cfg.
+// apply checks the flags, which are already bound to cfg's fields (cfg
+// starts as l.Config), and parses --admission-query into it.
 func (l *liveOptions) apply(cfg *engine.Config) error {
 	for name, p := range map[string]float64{"--fault-missing-rate": l.FaultMissingRate, "--fault-put-error-rate": l.FaultPutErrorRate} {
 		if p < 0 || p > 1 {
@@ -40,11 +42,6 @@ func (l *liveOptions) apply(cfg *engine.Config) error {
 	if l.AttentionDP > 1 && cfg.Layout.World > 1 {
 		return usagef("--attention-dp and --tp cannot go together")
 	}
-	cfg.FaultMissingRate, cfg.FaultPutErrorRate = l.FaultMissingRate, l.FaultPutErrorRate
-	cfg.FaultPoolLatency, cfg.FaultSeed = l.FaultPoolLatency, l.FaultSeed
-	cfg.AsyncLoad, cfg.AsyncLoadWorkers, cfg.AttentionDP = l.AsyncLoad, l.AsyncLoadWorkers, l.AttentionDP
-	cfg.CompletionReservation, cfg.Draft, cfg.MaxDraftLen = l.CompletionReservation, l.Draft, l.MaxDraftLen
-	cfg.LocalReuseBackoff, cfg.ReuseMatchAlignment = l.LocalReuseBackoff, l.ReuseMatchAlignment
 	if l.AdmissionQuery == "" {
 		return nil
 	}
