@@ -61,10 +61,12 @@ func newBenchDirCmd(ios *IOStreams, g *globalOptions, dir transfer.Direction) *c
 says so on stderr); --device cuda (or cuda:N) insists on a GPU. --copy picks how
 staged pages reach GPU pages: memcpy (one async copy per region, as the
 connector does), kernel (a gather/scatter kernel over mapped pinned memory) or
-batch (cuMemcpyBatchAsync, CUDA 12.8+). --direct (loads) registers the embedded
-pool's arenas with the driver and copies without staging. --sweep PARAM=V1,V2
-(page-bytes, regions-per-page, copy, workers, batch; repeatable: the runs are
-the cross product) runs several configurations.
+batch (cuMemcpyBatchAsync, CUDA 12.8+). --direct registers the embedded pool's
+arenas with the driver and copies without staging: loads read values in place,
+saves reserve their values in the arenas, gather the pages straight into them
+and publish them once the copies finished. --sweep PARAM=V1,V2 (page-bytes,
+regions-per-page, copy, workers, batch, direct; repeatable: the runs are the
+cross product) runs several configurations.
 
 Exit codes: 3 when --verify finds a page that differs, 5 when --device cuda
 finds no usable GPU or driver.`,
@@ -90,8 +92,8 @@ finds no usable GPU or driver.`,
 	fs.IntVar(&o.Workers, "workers", 1, "async load workers (with --async)")
 	fs.BoolVar(&o.Async, "async", false, "load through the asynchronous loader (loads only)")
 	fs.StringVar(&o.Copy, "copy", "memcpy", "copy mode: memcpy, kernel or batch")
-	fs.BoolVar(&o.Direct, "direct", false, "copy straight from the pool's registered arenas, no staging (loads, mem:// only)")
-	fs.StringArrayVar(&o.Sweep, "sweep", nil, "sweep a parameter: page-bytes=4KiB,64KiB | regions-per-page=1,2 | copy=memcpy,kernel | workers=1,2,4 | batch=64,256 (repeatable)")
+	fs.BoolVar(&o.Direct, "direct", false, "copy straight between the GPU and the pool's registered arenas, no staging (mem:// only)")
+	fs.StringArrayVar(&o.Sweep, "sweep", nil, "sweep a parameter: page-bytes=4KiB,64KiB | regions-per-page=1,2 | copy=memcpy,kernel | workers=1,2,4 | batch=64,256 | direct=false,true (repeatable)")
 	fs.BoolVar(&o.Verify, "verify", true, "check every page byte-identical after the transfer (xxh3-128)")
 	return c
 }

@@ -38,6 +38,9 @@ func (o *benchOptions) plan(dir transfer.Direction) ([]transfer.BenchOptions, er
 		if err := o.fillPages(&runs[i]); err != nil {
 			return nil, err
 		}
+		if runs[i].Direct && o.Pool != "" && !strings.HasPrefix(o.Pool, "mem:") {
+			return nil, usagef("direct transfers need the embedded mem:// pool (its arenas are registered with the driver)")
+		}
 	}
 	return runs, nil
 }
@@ -45,11 +48,8 @@ func (o *benchOptions) plan(dir transfer.Direction) ([]transfer.BenchOptions, er
 func (o *benchOptions) base(dir transfer.Direction) (transfer.BenchOptions, error) {
 	r := transfer.BenchOptions{Direction: dir, RegionsPerPage: o.RegionsPerPage, Batch: o.Batch,
 		Direct: o.Direct, Async: o.Async, Workers: o.Workers, Verify: o.Verify}
-	if dir == transfer.DirectionSave && (o.Async || o.Direct) {
-		return r, usagef("--async and --direct apply to bench load only")
-	}
-	if o.Direct && o.Pool != "" && !strings.HasPrefix(o.Pool, "mem:") {
-		return r, usagef("--direct needs the embedded mem:// pool (its arenas are registered with the driver)")
+	if dir == transfer.DirectionSave && o.Async {
+		return r, usagef("--async applies to bench load only")
 	}
 	if o.Batch <= 0 || o.RegionsPerPage <= 0 || o.Workers <= 0 || o.Pages < 0 {
 		return r, usagef("--batch, --regions-per-page and --workers must be positive and --pages not negative")
@@ -81,8 +81,10 @@ func (o *benchOptions) set(r *transfer.BenchOptions, param, v string) error {
 		r.Workers, err = positiveInt(v)
 	case "batch":
 		r.Batch, err = positiveInt(v)
+	case "direct":
+		r.Direct, err = strconv.ParseBool(v)
 	default:
-		err = fmt.Errorf("unknown parameter (want page-bytes, regions-per-page, copy, workers or batch)")
+		err = fmt.Errorf("unknown parameter (want page-bytes, regions-per-page, copy, workers, batch or direct)")
 	}
 	return err
 }

@@ -34,18 +34,6 @@ func ParseCopyMode(s string) (CopyMode, error) {
 	return "", fmt.Errorf("copy mode %q: want memcpy, kernel or batch", s)
 }
 
-const (
-	// kernelChunk is the most one descriptor moves in kernel mode: larger
-	// regions are split so that several blocks share them.
-	kernelChunk = 64 << 10
-	// kernelBlock is the kernels' block size, in threads.
-	kernelBlock = 256
-	// kernelMaxGrid bounds the grid; blocks stride over the rest.
-	kernelMaxGrid = 65535
-	// minDescs is the descriptor capacity a Copier starts with.
-	minDescs = 256
-)
-
 // Copier moves batches of regions on one stream in one CopyMode. It is not
 // safe for concurrent use; give each stream its own.
 type Copier struct {
@@ -53,16 +41,8 @@ type Copier struct {
 	mode    CopyMode
 	scatter Kernel
 	gather  Kernel
-
-	// Kernel mode: descriptors are written to hostDescs, copied to
-	// devDescs, and read there by the kernel; descDone marks the end of
-	// the last descriptor upload, which must finish before hostDescs is
-	// rewritten.
-	hostDescs *HostMem
-	devDescs  DevPtr
-	capacity  int
-	descDone  Event
-	chunks    []Copy
+	// descs is kernel mode's ring of descriptor buffers.
+	descs *descRing
 }
 
 // NewCopier prepares a Copier; for ModeBatch it returns an error wrapping
@@ -84,7 +64,7 @@ func NewCopier(dev Device, mode CopyMode) (*Copier, error) {
 		if c.gather, err = dev.Kernel(KernelGather); err != nil {
 			return nil, fmt.Errorf("copy mode kernel: %w", err)
 		}
-		if c.descDone, err = dev.NewEvent(); err != nil {
+		if c.descs, err = newDescRing(dev, descRingSlots); err != nil {
 			return nil, fmt.Errorf("copy mode kernel: %w", err)
 		}
 	default:
@@ -111,91 +91,13 @@ func (c *Copier) Copy(s Stream, kind CopyKind, copies []Copy) error {
 	return c.launch(s, kind, copies)
 }
 
-func (c *Copier) launch(s Stream, kind CopyKind, copies []Copy) error {
-	c.chunks = splitCopies(c.chunks[:0], copies, kernelChunk)
-	n := len(c.chunks)
-	if err := c.descDone.Synchronize(); err != nil {
-		return fmt.Errorf("kernel copy: waiting for the last descriptor upload: %w", err)
-	}
-	if err := c.reserve(n); err != nil {
-		return err
-	}
-	EncodeDescs(c.hostDescs.Bytes(), c.chunks)
-	upload := []Copy{{Dst: c.devDescs, Src: c.hostDescs.Ptr(), Bytes: int64(n * DescBytes)}}
-	if err := c.dev.Memcpy(s, HostToDevice, upload); err != nil {
-		return fmt.Errorf("kernel copy: uploading %d descriptors: %w", n, err)
-	}
-	if err := c.descDone.Record(s); err != nil {
-		return fmt.Errorf("kernel copy: %w", err)
-	}
-	k := c.scatter
-	if kind == DeviceToHost {
-		k = c.gather
-	}
-	grid := Dim(uint32(min(n, kernelMaxGrid)))
-	return c.dev.Launch(s, k, grid, Dim(kernelBlock), uint64(c.devDescs), uint64(n))
-}
-
-// reserve makes room for n descriptors, growing by doubling.
-func (c *Copier) reserve(n int) error {
-	if n <= c.capacity {
-		return nil
-	}
-	capacity := max(minDescs, c.capacity)
-	for capacity < n {
-		capacity *= 2
-	}
-	if err := c.freeDescs(); err != nil {
-		return err
-	}
-	h, err := c.dev.AllocHost(int64(capacity * DescBytes))
-	if err != nil {
-		return fmt.Errorf("kernel copy: descriptor staging: %w", err)
-	}
-	d, err := c.dev.Alloc(int64(capacity * DescBytes))
-	if err != nil {
-		h.Close()
-		return fmt.Errorf("kernel copy: descriptor array: %w", err)
-	}
-	c.hostDescs, c.devDescs, c.capacity = h, d, capacity
-	return nil
-}
-
-func (c *Copier) freeDescs() error {
-	if c.capacity == 0 {
-		return nil
-	}
-	errH := c.hostDescs.Close()
-	errD := c.dev.Free(c.devDescs)
-	c.hostDescs, c.devDescs, c.capacity = nil, 0, 0
-	if errH != nil {
-		return errH
-	}
-	return errD
-}
-
 // Close frees the Copier's descriptor buffers; the stream it last used
 // must have been synchronized.
 func (c *Copier) Close() error {
-	err := c.freeDescs()
-	if c.descDone != nil {
-		if derr := c.descDone.Destroy(); err == nil {
-			err = derr
-		}
-		c.descDone = nil
+	if c.descs == nil {
+		return nil
 	}
+	err := c.descs.close()
+	c.descs = nil
 	return err
-}
-
-// splitCopies appends copies to dst, cutting every region larger than
-// chunk bytes into chunk-sized pieces (chunk is a multiple of 16, so
-// aligned regions stay aligned).
-func splitCopies(dst, copies []Copy, chunk int64) []Copy {
-	for _, c := range copies {
-		for off := int64(0); off < c.Bytes; off += chunk {
-			n := min(chunk, c.Bytes-off)
-			dst = append(dst, Copy{Dst: c.Dst.Add(off), Src: c.Src.Add(off), Bytes: n})
-		}
-	}
-	return dst
 }

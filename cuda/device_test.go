@@ -383,18 +383,57 @@ func TestDescsRoundTrip(t *testing.T) {
 	}
 }
 
-func TestSplitCopies(t *testing.T) {
+func TestEncodeChunks(t *testing.T) {
 	in := []Copy{{Src: 0, Dst: 1000, Bytes: 250}, {Src: 5, Dst: 6, Bytes: 0}, {Src: 9, Dst: 9, Bytes: 100}}
-	got := splitCopies(nil, in, 100)
 	want := []Copy{
 		{Src: 0, Dst: 1000, Bytes: 100},
 		{Src: 100, Dst: 1100, Bytes: 100},
 		{Src: 200, Dst: 1200, Bytes: 50},
 		{Src: 9, Dst: 9, Bytes: 100},
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("splitCopies(%v, 100) mismatch (-want +got):\n%s", in, diff)
+	n := countChunks(in, 100)
+	if n != len(want) {
+		t.Fatalf("countChunks(%v, 100) = %d, want %d", in, n, len(want))
 	}
+	b := make([]byte, n*DescBytes)
+	encodeChunks(b, in, 100)
+	if diff := cmp.Diff(want, DecodeDescs(b, n)); diff != "" {
+		t.Errorf("encodeChunks(%v, 100) mismatch (-want +got):\n%s", in, diff)
+	}
+}
+
+// TestCopierRingReuse queues more kernel copies than the descriptor ring
+// has buffers, of growing sizes, without waiting in between: each launch
+// must read its own descriptors, not those a later launch wrote.
+func TestCopierRingReuse(t *testing.T) {
+	eachDevice(t, func(t *testing.T, d Device) {
+		cp, err := NewCopier(d, ModeKernel)
+		if err != nil {
+			t.Fatalf("NewCopier(kernel) error = %v", err)
+		}
+		defer cp.Close()
+		s := mustStream(t, d)
+		const launches, size = 3*descRingSlots + 1, 48
+		total := launches * (launches + 1) / 2 * minDescs
+		h := mustAllocHost(t, d, int64(total*size))
+		p := mustAlloc(t, d, int64(total*size))
+		copy(h.Bytes(), randomBytes(rand.New(rand.NewPCG(9, 10)), total*size))
+		region := 0
+		for l := 1; l <= launches; l++ {
+			copies := make([]Copy, l*minDescs)
+			for i := range copies {
+				off := int64((region + i) * size)
+				copies[i] = Copy{Src: h.Ptr().Add(off), Dst: p.Add(off), Bytes: size}
+			}
+			region += len(copies)
+			if err := cp.Copy(s, HostToDevice, copies); err != nil {
+				t.Fatalf("Copy (launch %d) error = %v", l, err)
+			}
+		}
+		if got := readBack(t, d, s, p, total*size); !bytes.Equal(got, h.Bytes()) {
+			t.Errorf("%d kernel copies through a %d-buffer ring: device bytes differ from the source", launches, descRingSlots)
+		}
+	})
 }
 
 func TestParseCopyMode(t *testing.T) {

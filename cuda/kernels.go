@@ -51,11 +51,15 @@ func ModulePTX() ([]byte, error) {
 // len(copies)*DescBytes bytes.
 func EncodeDescs(b []byte, copies []Copy) {
 	for i, c := range copies {
-		d := b[i*DescBytes : (i+1)*DescBytes]
-		binary.LittleEndian.PutUint64(d[0:], uint64(c.Src))
-		binary.LittleEndian.PutUint64(d[8:], uint64(c.Dst))
-		binary.LittleEndian.PutUint64(d[16:], uint64(c.Bytes))
+		encodeDesc(b[i*DescBytes:(i+1)*DescBytes], c)
 	}
+}
+
+// encodeDesc writes c's descriptor into d (DescBytes bytes).
+func encodeDesc(d []byte, c Copy) {
+	binary.LittleEndian.PutUint64(d[0:], uint64(c.Src))
+	binary.LittleEndian.PutUint64(d[8:], uint64(c.Dst))
+	binary.LittleEndian.PutUint64(d[16:], uint64(c.Bytes))
 }
 
 // DecodeDescs reads n descriptors from b.

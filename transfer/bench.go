@@ -59,7 +59,7 @@ type BenchOptions struct {
 type BenchResult struct {
 	Direction Direction `json:"direction"`
 	Device    string    `json:"device"`
-	Mode      string    `json:"mode"`
+	Mode      string    `json:"copy"`
 	Direct    bool      `json:"direct"`
 	Async     bool      `json:"async"`
 	Workers   int       `json:"workers,omitempty"`
@@ -74,25 +74,25 @@ type BenchResult struct {
 	Geometry       Geometry `json:"geometry"`
 	// Seconds is the transfer's wall time; GBps its rate in 10^9 bytes/s.
 	Seconds float64 `json:"seconds"`
-	GBps    float64 `json:"gbps"`
+	GBps    float64 `json:"gb_per_s"`
 	// Baseline is one contiguous pinned copy of the same bytes in the same
 	// direction on the same device (the best of two).
 	BaselineSeconds float64 `json:"baseline_seconds"`
-	BaselineGBps    float64 `json:"baseline_gbps"`
+	BaselineGBps    float64 `json:"baseline_gb_per_s"`
 	// Ratio is GBps / BaselineGBps.
-	Ratio float64 `json:"ratio"`
+	Ratio float64 `json:"ratio_to_baseline"`
 	// PhaseMS is the wall time per phase, summed over workers; PhaseCPUMS
 	// the CPU time of the threads that ran them (see Totals: the device
 	// copies overlap get and put, and sync is only the time spent waiting
 	// for the device).
-	PhaseMS    map[string]float64 `json:"phase_ms"`
-	PhaseCPUMS map[string]float64 `json:"phase_cpu_ms"`
+	PhaseMS    map[string]float64 `json:"phases_ms"`
+	PhaseCPUMS map[string]float64 `json:"phases_cpu_ms"`
 	// DeviceMS is the device's time for the unstage or stage copies,
 	// measured with events (Totals.DeviceCopy), and CopyGBps the rate
 	// it gives: how fast the copy mode moves bytes once they are staged.
 	// CopyGBps is zero for async runs, whose workers' copies overlap.
 	DeviceMS   float64 `json:"device_ms,omitempty"`
-	CopyGBps   float64 `json:"copy_gbps"`
+	CopyGBps   float64 `json:"copy_gb_per_s"`
 	StoreCalls int64   `json:"store_calls"`
 	// Missing (loads) and Failed (saves) count pages that did not move.
 	Missing int `json:"missing"`
@@ -118,8 +118,8 @@ func (o BenchOptions) withDefaults() (BenchOptions, error) {
 		return o, errors.New("bench: a device and a pool are required")
 	case o.Direction != DirectionLoad && o.Direction != DirectionSave:
 		return o, fmt.Errorf("bench: direction %q: want load or save", o.Direction)
-	case o.Direction == DirectionSave && (o.Async || o.Direct):
-		return o, errors.New("bench: async and direct apply to loads only")
+	case o.Direction == DirectionSave && o.Async:
+		return o, errors.New("bench: async applies to loads only")
 	case o.PageBytes < 0 || o.RegionsPerPage < 0 || o.Pages < 0 || o.RequestPages < 0:
 		return o, errors.New("bench: sizes and counts must be positive")
 	}

@@ -1,6 +1,7 @@
 package transfer
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/kvctl/kvctl/cuda"
 	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/pool/mem"
 )
 
 // ArenaStore is a pool whose values live in host memory arenas that a
@@ -18,17 +20,38 @@ type ArenaStore interface {
 	// Arenas returns the arenas allocated so far; values returned by View
 	// lie inside them, and more arenas may appear later.
 	Arenas() [][]byte
-	// View returns key's bytes in place and a release func to call once
-	// done with them; code is pool.OK or why not.
-	View(key string) (b []byte, release func(), code pool.Code)
+	// ViewBatch looks keys up in place: views[i] is key i's bytes (nil
+	// when codes[i] is not pool.OK). The bytes stay valid until release
+	// is called.
+	ViewBatch(keys []string, views [][]byte, codes []pool.Code) (release func())
 }
+
+// ArenaWriter is a pool that places values in its arenas for the caller
+// to write in place before publishing them (Mooncake's PutStart and
+// PutEnd; pool/mem's Store is one): what direct saves need.
+type ArenaWriter interface {
+	// Arenas returns the arenas allocated so far (as ArenaStore's).
+	Arenas() [][]byte
+	// Reserve places the items (sizes from SizeOf, values ignored): for
+	// each, codes[i] is Put's answer and dsts[i] the bytes to fill when it
+	// is pool.OK. The values stay invisible until the reservation is
+	// committed; aborting it frees them.
+	Reserve(ctx context.Context, items []pool.PutItem, dsts [][]byte, codes []pool.Code) (*mem.Reservation, error)
+}
+
+// arenaSource is what an arenaMap needs of a pool.
+type arenaSource interface{ Arenas() [][]byte }
 
 // arenaMap registers a pool's arenas with the device (mapped, pinned) and
 // translates viewed bytes to device addresses. Arenas allocated after the
 // first registration are registered the first time a view lands in one.
 type arenaMap struct {
-	dev   cuda.Device
-	store ArenaStore
+	dev cuda.Device
+	src arenaSource
+	// views looks values up in place (direct loads); writer places them
+	// (direct saves).
+	views  ArenaStore
+	writer ArenaWriter
 
 	mu   sync.RWMutex
 	regs []arenaReg // sorted by addr
@@ -40,12 +63,9 @@ type arenaReg struct {
 	mem  *cuda.HostMem
 }
 
-func newArenaMap(dev cuda.Device, p pool.Store) (*arenaMap, error) {
-	store, ok := p.(ArenaStore)
-	if !ok {
-		return nil, fmt.Errorf("direct mode: pool %T does not expose its arenas (want an embedded mem:// pool)", p)
-	}
-	m := &arenaMap{dev: dev, store: store}
+// newArenaMap registers src's arenas with dev.
+func newArenaMap(dev cuda.Device, src arenaSource) (*arenaMap, error) {
+	m := &arenaMap{dev: dev, src: src}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.refreshLocked(); err != nil {
@@ -59,7 +79,7 @@ func addrOf(b []byte) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(b
 
 // refreshLocked registers arenas not registered yet.
 func (m *arenaMap) refreshLocked() error {
-	for _, a := range m.store.Arenas() {
+	for _, a := range m.src.Arenas() {
 		if len(a) == 0 {
 			continue
 		}
@@ -85,6 +105,39 @@ func (m *arenaMap) lookupLocked(addr uintptr, n int) (cuda.DevPtr, bool) {
 		return 0, false
 	}
 	return m.regs[i].mem.Ptr().Add(int64(addr - m.regs[i].addr)), true
+}
+
+// ptrs sets out[i] to the device address of views[i] for every view that
+// is not nil (0 for the others), under one read lock.
+func (m *arenaMap) ptrs(views [][]byte, out []cuda.DevPtr) error {
+	m.mu.RLock()
+	missed := false
+	for i, b := range views {
+		out[i] = 0
+		if b == nil {
+			continue
+		}
+		p, ok := m.lookupLocked(addrOf(b), len(b))
+		if !ok {
+			missed = true
+			continue
+		}
+		out[i] = p
+	}
+	m.mu.RUnlock()
+	if !missed {
+		return nil
+	}
+	for i, b := range views {
+		if b != nil && out[i] == 0 {
+			p, err := m.ptr(b)
+			if err != nil {
+				return err
+			}
+			out[i] = p
+		}
+	}
+	return nil
 }
 
 // ptr returns the device address of viewed bytes b.

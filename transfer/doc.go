@@ -25,7 +25,7 @@
 // reused once an event recorded after its copies completed.
 //
 // A batch's Get or Put is split into up to Parallel concurrent store calls
-// (default min(GOMAXPROCS, 8), shared evenly by async workers) of
+// (default min(GOMAXPROCS, 16), shared evenly by async workers) of
 // contiguous pages, each moving at least MinCallBytes (smaller batches
 // are one call), run on goroutines while the calling one queues the
 // previous batch's copies. The store must be safe for concurrent use.

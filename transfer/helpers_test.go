@@ -136,22 +136,27 @@ func (s *mapStore) Arenas() [][]byte {
 	return append([][]byte(nil), s.arenas...)
 }
 
-func (s *mapStore) View(key string) ([]byte, func(), pool.Code) {
+func (s *mapStore) ViewBatch(keys []string, views [][]byte, codes []pool.Code) func() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	v, ok := s.vals[key]
-	if !ok {
-		return nil, func() {}, pool.ObjectNotFound
+	held := 0
+	for i, k := range keys {
+		v, ok := s.vals[k]
+		views[i], codes[i] = nil, pool.ObjectNotFound
+		if ok {
+			views[i], codes[i] = v, pool.OK
+			held++
+		}
 	}
-	s.views++
+	s.views += held
 	var once sync.Once
-	return v, func() {
+	return func() {
 		once.Do(func() {
 			s.mu.Lock()
-			s.views--
+			s.views -= held
 			s.mu.Unlock()
 		})
-	}, pool.OK
+	}
 }
 
 var (

@@ -25,6 +25,7 @@ type lane struct {
 	items  []pageItem
 	keys   []string
 	ptrs   []cuda.DevPtr
+	views  [][]byte
 	puts   []pool.PutItem
 	codes  []pool.Code
 	copies []cuda.Copy
@@ -44,6 +45,7 @@ func newLane(o Options, geo Geometry, arenas *arenaMap, budget int64, parallel i
 	}
 	l.keys = make([]string, geo.Slots)
 	l.ptrs = make([]cuda.DevPtr, geo.Slots)
+	l.views = make([][]byte, geo.Slots)
 	l.puts = make([]pool.PutItem, geo.Slots)
 	l.codes = make([]pool.Code, geo.Slots)
 	return l, nil

@@ -131,7 +131,16 @@ func directArenas(o Options) (*arenaMap, error) {
 	if !o.Direct {
 		return nil, nil
 	}
-	return newArenaMap(o.Device, o.Pool)
+	store, ok := o.Pool.(ArenaStore)
+	if !ok {
+		return nil, fmt.Errorf("direct mode: pool %T does not expose its arenas (want an embedded mem:// pool)", o.Pool)
+	}
+	m, err := newArenaMap(o.Device, store)
+	if err != nil {
+		return nil, err
+	}
+	m.views = store
+	return m, nil
 }
 
 // Geometry returns the staging geometry (Warning says when the batch was

@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/kvctl/kvctl/cuda"
-	"github.com/kvctl/kvctl/pool"
 )
 
 // loadCall is the state of one load on a lane.
@@ -142,32 +141,6 @@ func (c *loadCall) runDirect(ctx context.Context) error {
 			return err
 		}
 	}
-}
-
-// view looks the batch's values up in place and records their device
-// addresses in l.ptrs.
-func (c *loadCall) view(s *slotSet, batch []pageItem) error {
-	l := c.l
-	store := l.arenas.store
-	s.items = append(s.items[:0], batch...)
-	ptrs := l.ptrs[:len(batch)]
-	clear(ptrs)
-	for i, it := range batch {
-		b, release, code := store.View(it.key)
-		s.releases = append(s.releases, release)
-		if code != pool.OK || int64(len(b)) != it.bytes {
-			markMissing(c.results, c.failed, it)
-			continue
-		}
-		ptr, err := l.arenas.ptr(b)
-		if err != nil {
-			s.finish()
-			return err
-		}
-		ptrs[i] = ptr
-	}
-	c.p.clk.lap(PhaseGet)
-	return nil
 }
 
 // countLanded adds pages whose copies finished to their results.

@@ -20,12 +20,15 @@ const (
 	// DefaultStagingBuffers is the default number of staging buffers a
 	// loader, saver or async worker cycles through.
 	DefaultStagingBuffers = 2
+	// DefaultDirectDepth is the default number of batches in flight in
+	// direct mode, where a batch costs no staging memory.
+	DefaultDirectDepth = 4
 	// maxDefaultParallel caps the default of Options.Parallel.
-	maxDefaultParallel = 8
+	maxDefaultParallel = 16
 )
 
 // DefaultParallel is the default of Options.Parallel for a loader or saver:
-// min(GOMAXPROCS, 8). Each of an AsyncLoader's workers takes an even share
+// min(GOMAXPROCS, 16). Each of an AsyncLoader's workers takes an even share
 // of it, at least 1.
 func DefaultParallel() int { return min(runtime.GOMAXPROCS(0), maxDefaultParallel) }
 
@@ -61,7 +64,8 @@ type Options struct {
 	// DefaultStagingBuffers; 1 turns the overlap off): while the device
 	// copies one batch from or to one buffer, the store calls of the next
 	// batch use another. It is reduced to what the staging budget holds,
-	// at least 1. In direct mode it bounds the batches in flight.
+	// at least 1. In direct mode it bounds the batches in flight (default
+	// DefaultDirectDepth there).
 	StagingBuffers int
 	// SkipExisting makes a Saver ask Exist before each batch and skip the
 	// pages present; without it, present pages are left to the put's
@@ -103,6 +107,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.StagingBuffers == 0 {
 		o.StagingBuffers = DefaultStagingBuffers
+		if o.Direct {
+			o.StagingBuffers = DefaultDirectDepth
+		}
 	}
 	return o, nil
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kvctl/kvctl/cuda"
+	"github.com/kvctl/kvctl/pool/mem"
 )
 
 // slotSet is one staging buffer's turn in a lane's cycle: the copies last
@@ -24,8 +25,11 @@ type slotSet struct {
 	keys []string
 	bufs [][]byte
 	n    []int64
-	// releases end the views the copies read (direct mode).
+	// releases end the views the copies read (direct loads).
 	releases []func()
+	// reserved holds the values the copies write in place until they are
+	// committed (direct saves); finish aborts what is still reserved.
+	reserved *mem.Reservation
 }
 
 func newSlotSet(dev cuda.Device, buffer int, timed bool) (*slotSet, error) {
@@ -43,8 +47,13 @@ func newSlotSet(dev cuda.Device, buffer int, timed bool) (*slotSet, error) {
 	return s, nil
 }
 
-// finish forgets the set's copies and ends its views.
+// finish forgets the set's copies, ends its views and aborts what it
+// still holds reserved.
 func (s *slotSet) finish() {
+	if s.reserved != nil {
+		s.reserved.Abort()
+		s.reserved = nil
+	}
 	for _, r := range s.releases {
 		r()
 	}

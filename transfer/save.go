@@ -44,21 +44,42 @@ type Saver struct {
 	lane *lane
 }
 
-// NewSaver allocates the saver's stream, copier and staging slots. Direct
-// mode is refused: no pool offers a put that writes into its arenas.
+// NewSaver allocates the saver's stream, copier and staging slots, or in
+// direct mode registers the pool's arenas (the pool must implement
+// ArenaWriter).
 func NewSaver(o Options) (*Saver, error) {
 	o, err := o.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	if o.Direct {
-		return nil, errors.New("saver: direct mode supports loads only (the pool offers no put into its arenas)")
-	}
-	l, err := newLane(o, StagingGeometry(o.Batch, o.StagingBytes, o.maxPageBytes()), nil, o.StagingBytes, o.parallelFor(1))
+	arenas, err := directWriter(o)
 	if err != nil {
 		return nil, fmt.Errorf("saver: %w", err)
 	}
+	l, err := newLane(o, StagingGeometry(o.Batch, o.StagingBytes, o.maxPageBytes()), arenas, o.StagingBytes, o.parallelFor(1))
+	if err != nil {
+		arenas.close()
+		return nil, fmt.Errorf("saver: %w", err)
+	}
 	return &Saver{lane: l}, nil
+}
+
+// directWriter registers the pool's arenas for direct saves when o.Direct
+// is set.
+func directWriter(o Options) (*arenaMap, error) {
+	if !o.Direct {
+		return nil, nil
+	}
+	w, ok := o.Pool.(ArenaWriter)
+	if !ok {
+		return nil, fmt.Errorf("direct mode: pool %T does not place values in its arenas (want an embedded mem:// pool)", o.Pool)
+	}
+	m, err := newArenaMap(o.Device, w)
+	if err != nil {
+		return nil, err
+	}
+	m.writer = w
+	return m, nil
 }
 
 // Geometry returns the staging geometry.
@@ -101,7 +122,12 @@ func (s *Saver) SaveAll(ctx context.Context, jobs []SaveJob, after cuda.Event) (
 	}
 	p := &pipeline{l: l, clk: &clk}
 	c := saveCall{s: s, p: p, jobs: jobs, results: results, items: items}
-	err = c.run(ctx)
+	if l.arenas != nil {
+		p.landed = c.commit
+		err = c.runDirect(ctx)
+	} else {
+		err = c.run(ctx)
+	}
 	if derr := p.drain(); err == nil && derr != nil {
 		err = derr
 	}
@@ -142,5 +168,5 @@ func (s *Saver) record(results []SaveResult, calls int64, clk *phaseClock, devic
 func (s *Saver) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.lane.close()
+	return errors.Join(s.lane.close(), s.lane.arenas.close())
 }

@@ -1,13 +1,17 @@
 // Scatter and gather kernels of kvctl's transfer engine.
 //
 // Both kernels copy a batch of regions described by an array of
-// kvctl_copy descriptors (device-visible addresses: device memory, or
-// pinned host memory mapped into the device's address space). One thread
-// block copies one region at a time and strides over the regions by the
-// grid size, so any grid size is correct. Regions whose source,
-// destination and size are multiples of 16 bytes move as uint4 (16-byte
-// loads and stores, four in flight per thread); anything else moves byte
-// by byte.
+// kvctl_copy descriptors. Descriptors and regions are device-visible
+// addresses: device memory, or pinned host memory mapped into the device's
+// address space (the Copier writes the descriptors into mapped pinned host
+// memory, so a launch needs no upload). One warp copies one descriptor at a
+// time and strides over the descriptors by the number of warps in the grid,
+// so any grid size is correct. The Copier cuts regions into pieces of at
+// most 16 KiB, so a batch of large pages still spreads over many warps.
+// Regions whose source, destination and size are multiples of 16 bytes move
+// as uint4, eight 16-byte loads in flight per thread (4 KiB per warp) before
+// the stores, which keeps enough reads outstanding to cover the latency of
+// reading host memory over PCIe; anything else moves byte by byte.
 //
 // Build the committed PTX (embedded by cuda/kernels.go) with:
 //
@@ -20,8 +24,7 @@
 // 13 stamps the PTX with ISA version 9.0, which only drivers of CUDA 13
 // accept; the kernels use nothing newer than ISA 7.0, so the stamp is
 // lowered to 7.0 (CUDA 11.0 drivers and later JIT it) and ptxas checks the
-// result still assembles. Both the lowered and the original PTX were run on
-// an H200 (driver 580, CUDA 13.0).
+// result still assembles.
 
 struct kvctl_copy {
     unsigned long long src;
@@ -29,33 +32,41 @@ struct kvctl_copy {
     unsigned long long bytes;
 };
 
-__device__ __forceinline__ void kvctl_copy_region(const kvctl_copy d)
+#define KVCTL_WARP 32
+#define KVCTL_UNROLL 8
+
+__device__ __forceinline__ void kvctl_copy_aligned(const uint4* __restrict__ s,
+                                                   uint4* __restrict__ t,
+                                                   unsigned long long n,
+                                                   unsigned lane)
 {
-    const unsigned long long stride = blockDim.x;
-    unsigned long long done = 0;
+    unsigned long long i = lane;
+    for (; i + (KVCTL_UNROLL - 1) * KVCTL_WARP < n; i += KVCTL_UNROLL * KVCTL_WARP) {
+        uint4 v[KVCTL_UNROLL];
+#pragma unroll
+        for (int k = 0; k < KVCTL_UNROLL; k++) {
+            v[k] = s[i + k * KVCTL_WARP];
+        }
+#pragma unroll
+        for (int k = 0; k < KVCTL_UNROLL; k++) {
+            t[i + k * KVCTL_WARP] = v[k];
+        }
+    }
+    for (; i < n; i += KVCTL_WARP) {
+        t[i] = s[i];
+    }
+}
+
+__device__ __forceinline__ void kvctl_copy_region(const kvctl_copy d, unsigned lane)
+{
     if (((d.src | d.dst | d.bytes) & 15ull) == 0) {
-        const uint4* __restrict__ s = reinterpret_cast<const uint4*>(d.src);
-        uint4* __restrict__ t = reinterpret_cast<uint4*>(d.dst);
-        const unsigned long long n = d.bytes >> 4;
-        unsigned long long i = threadIdx.x;
-        for (; i + 3 * stride < n; i += 4 * stride) {
-            const uint4 a = s[i];
-            const uint4 b = s[i + stride];
-            const uint4 c = s[i + 2 * stride];
-            const uint4 e = s[i + 3 * stride];
-            t[i] = a;
-            t[i + stride] = b;
-            t[i + 2 * stride] = c;
-            t[i + 3 * stride] = e;
-        }
-        for (; i < n; i += stride) {
-            t[i] = s[i];
-        }
-        done = d.bytes;
+        kvctl_copy_aligned(reinterpret_cast<const uint4*>(d.src),
+                           reinterpret_cast<uint4*>(d.dst), d.bytes >> 4, lane);
+        return;
     }
     const unsigned char* __restrict__ sb = reinterpret_cast<const unsigned char*>(d.src);
     unsigned char* __restrict__ tb = reinterpret_cast<unsigned char*>(d.dst);
-    for (unsigned long long i = done + threadIdx.x; i < d.bytes; i += stride) {
+    for (unsigned long long i = lane; i < d.bytes; i += KVCTL_WARP) {
         tb[i] = sb[i];
     }
 }
@@ -63,19 +74,22 @@ __device__ __forceinline__ void kvctl_copy_region(const kvctl_copy d)
 __device__ __forceinline__ void kvctl_copy_regions(const kvctl_copy* __restrict__ descs,
                                                    unsigned long long count)
 {
-    for (unsigned long long r = blockIdx.x; r < count; r += gridDim.x) {
-        kvctl_copy_region(descs[r]);
+    const unsigned long long warp = (blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x) / KVCTL_WARP;
+    const unsigned long long warps = (gridDim.x * (unsigned long long)blockDim.x) / KVCTL_WARP;
+    const unsigned lane = threadIdx.x % KVCTL_WARP;
+    for (unsigned long long r = warp; r < count; r += warps) {
+        kvctl_copy_region(descs[r], lane);
     }
 }
 
-// kvctl_scatter copies staging slots to GPU pages (loads).
+// kvctl_scatter copies staging slots (or pool memory) to GPU pages (loads).
 extern "C" __global__ void kvctl_scatter(const kvctl_copy* __restrict__ descs,
                                          unsigned long long count)
 {
     kvctl_copy_regions(descs, count);
 }
 
-// kvctl_gather copies GPU pages to staging slots (saves).
+// kvctl_gather copies GPU pages to staging slots (or pool memory) (saves).
 extern "C" __global__ void kvctl_gather(const kvctl_copy* __restrict__ descs,
                                         unsigned long long count)
 {

@@ -219,3 +219,29 @@ func BenchmarkPutParallel4KiB(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkViewBatch4KiB measures ViewBatch and release over 4 KiB values,
+// in batches of 32 and 256 keys, from 64 MiB of them: the per-key cost of
+// a direct-mode transfer's lookups, reported as ns/key.
+func BenchmarkViewBatch4KiB(b *testing.B) {
+	const size, stored = 4 << 10, 16384
+	s := newGetBenchStore(b, size, stored)
+	all := keysN("get/", stored)
+	for _, batch := range []int{32, 256} {
+		b.Run(fmt.Sprintf("batch=%d", batch), func(b *testing.B) {
+			views, codes := make([][]byte, batch), make([]pool.Code, batch)
+			b.ReportAllocs()
+			viewed := 0
+			for i := 0; b.Loop(); i++ {
+				off := (i * batch) % (stored - batch)
+				release := s.ViewBatch(all[off:off+batch], views, codes)
+				if codes[0] != pool.OK || len(views[0]) != size {
+					b.Fatal(codes[0], len(views[0]))
+				}
+				release()
+				viewed += batch
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(viewed), "ns/key")
+		})
+	}
+}

@@ -35,11 +35,19 @@
 // bytes stay. A key must be non-empty and at most 64 KiB; a value must be at
 // least one byte.
 //
-// Get, Sizes, View and ExistLeasing set a present object's lease to
-// max(lease, now + LeaseTTL); Exist and List grant none. A leased object
-// (or one held by View or a Get in progress) is not evicted and is removed
-// only with force; a forced removal of an object being read frees its
-// memory when the last reader is done.
+// Reserve is a put whose bytes the caller writes in place (a GPU writing
+// into registered arenas): it allocates as PutStart does and returns the
+// destinations; Reservation.Commit publishes them as PutEnd does and
+// Reservation.Abort frees them as PutRevoke does. A reserved key is
+// invisible and answers ObjectAlreadyExists to another put, as a put in
+// progress does. ViewBatch is View for a batch of keys under one lock,
+// with one release for the batch.
+//
+// Get, Sizes, View, ViewBatch and ExistLeasing set a present object's lease
+// to max(lease, now + LeaseTTL); Exist and List grant none. A leased object
+// (or one held by a view or a Get in progress) is not evicted and is
+// removed only with force; a forced removal of an object being read frees
+// its memory when the last reader is done.
 //
 // SoftPinEnable pins an object until publish time + SoftPinTTL (the
 // option's TTL, or the store's default); reads do not extend it; a TTL above

@@ -13,22 +13,29 @@ import (
 func TestLeasesByOperation(t *testing.T) {
 	ctx := context.Background()
 	tests := []struct {
-		name   string
-		read   func(s *Store) error
-		leases bool
+		name         string
+		read         func(s *Store) error
+		leases       bool
+		metadataOnly bool
 	}{
-		{"Exist", func(s *Store) error { return s.Exist(ctx, []string{"k"}, make([]int, 1)) }, false},
-		{"List", func(s *Store) error { return s.List(ctx, "", func(string) error { return nil }) }, false},
-		{"ExistLeasing", func(s *Store) error { return s.ExistLeasing(ctx, []string{"k"}, make([]int, 1)) }, true},
-		{"Get", func(s *Store) error { return s.Get(ctx, []string{"k"}, [][]byte{make([]byte, 8)}, make([]int64, 1)) }, true},
-		{"Get too small", func(s *Store) error { return s.Get(ctx, []string{"k"}, [][]byte{nil}, make([]int64, 1)) }, true},
-		{"Sizes", func(s *Store) error { return s.Sizes(ctx, []string{"k"}, make([]int64, 1)) }, true},
-		{"View", func(s *Store) error { _, release, _ := s.View("k"); release(); return nil }, true},
+		{"Exist", func(s *Store) error { return s.Exist(ctx, []string{"k"}, make([]int, 1)) }, false, false},
+		{"List", func(s *Store) error { return s.List(ctx, "", func(string) error { return nil }) }, false, false},
+		{"ExistLeasing", func(s *Store) error { return s.ExistLeasing(ctx, []string{"k"}, make([]int, 1)) }, true, false},
+		{"Get", func(s *Store) error { return s.Get(ctx, []string{"k"}, [][]byte{make([]byte, 8)}, make([]int64, 1)) }, true, false},
+		{"Get too small", func(s *Store) error { return s.Get(ctx, []string{"k"}, [][]byte{nil}, make([]int64, 1)) }, true, false},
+		{"Sizes", func(s *Store) error { return s.Sizes(ctx, []string{"k"}, make([]int64, 1)) }, true, false},
+		{"View", func(s *Store) error { _, release, _ := s.View("k"); release(); return nil }, true, false},
+		{"ViewBatch", viewBatchK, true, false},
+		{"ViewBatch metadata-only", viewBatchK, true, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, clock := newTestStore(t, Options{Capacity: 1 << 20, Segments: 1})
-			mustPut(t, s, sized("k", 8, pool.PutOptions{}))
+			s, clock := newTestStore(t, Options{Capacity: 1 << 20, Segments: 1, MetadataOnly: tt.metadataOnly})
+			if tt.metadataOnly {
+				mustPut(t, s, pool.PutItem{Key: "k", Size: 8})
+			} else {
+				mustPut(t, s, sized("k", 8, pool.PutOptions{}))
+			}
 			if err := tt.read(s); err != nil {
 				t.Fatalf("%s = %v", tt.name, err)
 			}
@@ -46,6 +53,12 @@ func TestLeasesByOperation(t *testing.T) {
 			}
 		})
 	}
+}
+
+// viewBatchK views key k in a batch of one and releases it.
+func viewBatchK(s *Store) error {
+	s.ViewBatch([]string{"k"}, make([][]byte, 1), make([]pool.Code, 1))()
+	return nil
 }
 
 func TestLeaseIsExtendedToMax(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 // a bad soft pin TTL) or NoAvailableHandle (no room; the next eviction step
 // runs even below the watermark).
 func (s *Store) Put(ctx context.Context, items []pool.PutItem, results []pool.Code) error {
-	pending := s.newObjects(items)
+	pending := s.newObjects(items, false)
 	s.mu.Lock()
 	if err := s.begin(ctx, "put", len(items), len(results)); err != nil {
 		s.mu.Unlock()
@@ -49,12 +49,13 @@ func (s *Store) Put(ctx context.Context, items []pool.PutItem, results []pool.Co
 
 // newObjects validates the items and allocates an object for each valid
 // one (nil for the others) before the index lock is taken, so that the
-// lock is held only for the index and the allocator.
-func (s *Store) newObjects(items []pool.PutItem) []*object {
+// lock is held only for the index and the allocator. With inPlace (Reserve)
+// an item needs no Value: the caller writes its bytes in place.
+func (s *Store) newObjects(items []pool.PutItem, inPlace bool) []*object {
 	objs := make([]*object, len(items))
 	for i := range items {
 		it := &items[i]
-		if s.validatePut(it) == pool.OK {
+		if s.validatePut(it, inPlace) == pool.OK {
 			n := it.SizeOf()
 			objs[i] = &object{key: it.Key, size: n, alloc: alignUp(n)}
 		}
@@ -66,7 +67,7 @@ func (s *Store) newObjects(items []pool.PutItem) []*object {
 // invalid), which stays invisible until putEnd; the caller holds s.mu.
 func (s *Store) putStart(it *pool.PutItem, o *object) (*object, pool.Code) {
 	if o == nil {
-		return nil, s.validatePut(it)
+		return nil, pool.InvalidParams // newObjects refused it
 	}
 	if _, ok := s.objects[it.Key]; ok {
 		s.count.PutsExisting++
@@ -83,14 +84,16 @@ func (s *Store) putStart(it *pool.PutItem, o *object) (*object, pool.Code) {
 	return o, pool.OK
 }
 
-func (s *Store) validatePut(it *pool.PutItem) pool.Code {
+// validatePut checks an item's key, size and soft pin TTL and, unless
+// inPlace, that it carries its bytes (outside metadata-only mode).
+func (s *Store) validatePut(it *pool.PutItem, inPlace bool) pool.Code {
 	n := it.SizeOf()
 	switch {
 	case it.Key == "" || len(it.Key) > MaxKeyLen:
 		return pool.InvalidParams
 	case n <= 0 || alignUp(n) > s.maxAlloc:
 		return pool.InvalidParams
-	case it.Value == nil && !s.opts.MetadataOnly:
+	case it.Value == nil && !s.opts.MetadataOnly && !inPlace:
 		return pool.InvalidParams
 	case it.Options.SoftPin == pool.SoftPinEnable && (it.Options.SoftPinTTL < 0 || it.Options.SoftPinTTL > s.opts.MaxSoftPinTTL):
 		return pool.InvalidParams

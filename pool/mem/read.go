@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync/atomic"
 
 	"github.com/kvctl/kvctl/pool"
 )
@@ -113,50 +112,6 @@ func (s *Store) holdForGet(ctx context.Context, keys []string, bufs [][]byte, n 
 		extendLease(o, until)
 	}
 	return nil
-}
-
-// View returns key's bytes in place, without copying, and a release func
-// that must be called once the caller is done with them; until then the
-// object is not evicted, and a forced removal frees its memory only at
-// release. View extends the lease as Get does. On failure b is nil,
-// release does nothing and code is ObjectNotFound, InvalidParams
-// (metadata-only store) or RPCFail (closed store).
-func (s *Store) View(key string) (b []byte, release func(), code pool.Code) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	noop := func() {}
-	if s.closed {
-		return nil, noop, pool.RPCFail
-	}
-	o := s.objects[key]
-	if o == nil || !o.published {
-		return nil, noop, pool.ObjectNotFound
-	}
-	extendLease(o, s.nowNanos()+int64(s.opts.LeaseTTL))
-	if s.opts.MetadataOnly {
-		return nil, noop, pool.InvalidParams
-	}
-	o.readers.Add(1)
-	var released atomic.Bool
-	release = func() {
-		if released.CompareAndSwap(false, true) {
-			s.release(o)
-		}
-	}
-	return o.data, release, pool.OK
-}
-
-// release ends one read of o, freeing its memory when it was removed while
-// being read.
-func (s *Store) release(o *object) {
-	if o.readers.Add(-1) != 0 || !o.removed.Load() {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if o.readers.Load() == 0 {
-		s.freeObject(o)
-	}
 }
 
 // List calls fn for every published key starting with prefix. It grants

@@ -76,7 +76,7 @@ type Store struct {
 	epoch     uint64
 	count     counters
 	closed    bool
-	inflight  sync.WaitGroup // Puts between PutStart and PutEnd
+	inflight  sync.WaitGroup // Puts between PutStart and PutEnd, open Reservations
 
 	used         atomic.Int64 // mirror of the segments' used bytes
 	needEviction atomic.Bool
@@ -131,8 +131,9 @@ func addressOf(o Options) string {
 	return "mem://?" + q.Encode()
 }
 
-// Close stops the eviction loop and saves the snapshot file, if any. Later
-// calls do nothing.
+// Close refuses new calls, waits for the Puts in flight and blocks until
+// every open Reservation is committed or aborted, then stops the eviction
+// loop and saves the snapshot file, if any. Later calls do nothing.
 func (s *Store) Close() error {
 	s.mu.Lock()
 	if s.closed {

@@ -1,0 +1,151 @@
+package cuda
+
+import (
+	"errors"
+	"fmt"
+)
+
+const (
+	// kernelChunk is the most one descriptor moves in kernel mode: larger
+	// regions are cut so that the warps of the grid share them.
+	kernelChunk = 16 << 10
+	// kernelBlock is the kernels' block size, in threads (8 warps).
+	kernelBlock = 256
+	// kernelWarps is the warps of one block; each copies one descriptor
+	// at a time.
+	kernelWarps = kernelBlock / 32
+	// kernelMaxGrid bounds the grid; warps stride over the rest.
+	kernelMaxGrid = 65535
+	// minDescs is the descriptor capacity a ring slot starts with.
+	minDescs = 256
+	// descRingSlots is the descriptor buffers a kernel-mode Copier cycles
+	// through: a launch waits only for the launch that used its buffer
+	// descRingSlots launches ago.
+	descRingSlots = 4
+)
+
+// descRing is a ring of descriptor buffers in mapped pinned host memory:
+// the kernel reads its descriptors there, so a launch needs no upload,
+// and the host rewrites a buffer once the event recorded after the last
+// launch that read it completed.
+type descRing struct {
+	dev   Device
+	slots []descSlot
+	next  int
+}
+
+type descSlot struct {
+	mem  *HostMem // nil until first used
+	cap  int      // descriptors mem holds
+	done Event    // recorded after the launch that last read mem
+	used bool     // done was recorded
+}
+
+func newDescRing(dev Device, n int) (*descRing, error) {
+	r := &descRing{dev: dev, slots: make([]descSlot, n)}
+	for i := range r.slots {
+		ev, err := dev.NewEvent()
+		if err != nil {
+			r.close()
+			return nil, err
+		}
+		r.slots[i].done = ev
+	}
+	return r, nil
+}
+
+// acquire returns the next slot, holding at least n descriptors, once the
+// launch that last read it finished.
+func (r *descRing) acquire(n int) (*descSlot, error) {
+	s := &r.slots[r.next]
+	r.next = (r.next + 1) % len(r.slots)
+	if s.used {
+		if err := s.done.Synchronize(); err != nil {
+			return nil, fmt.Errorf("waiting for a descriptor buffer: %w", err)
+		}
+		s.used = false
+	}
+	if n <= s.cap {
+		return s, nil
+	}
+	capacity := max(minDescs, s.cap)
+	for capacity < n {
+		capacity *= 2
+	}
+	if s.mem != nil {
+		if err := s.mem.Close(); err != nil {
+			return nil, err
+		}
+		s.mem, s.cap = nil, 0
+	}
+	h, err := r.dev.AllocHost(int64(capacity * DescBytes))
+	if err != nil {
+		return nil, fmt.Errorf("descriptor buffer of %d descriptors: %w", capacity, err)
+	}
+	s.mem, s.cap = h, capacity
+	return s, nil
+}
+
+func (r *descRing) close() error {
+	var errs []error
+	for i := range r.slots {
+		s := &r.slots[i]
+		if s.mem != nil {
+			errs = append(errs, s.mem.Close())
+		}
+		if s.done != nil {
+			errs = append(errs, s.done.Destroy())
+		}
+	}
+	r.slots = nil
+	return errors.Join(errs...)
+}
+
+// launch cuts the copies into kernelChunk pieces, writes their descriptors
+// into the next ring buffer and launches the scatter (host to device) or
+// gather kernel over them.
+func (c *Copier) launch(s Stream, kind CopyKind, copies []Copy) error {
+	n := countChunks(copies, kernelChunk)
+	slot, err := c.descs.acquire(n)
+	if err != nil {
+		return fmt.Errorf("kernel copy: %w", err)
+	}
+	encodeChunks(slot.mem.Bytes(), copies, kernelChunk)
+	k := c.scatter
+	if kind == DeviceToHost {
+		k = c.gather
+	}
+	grid := Dim(uint32(min((n+kernelWarps-1)/kernelWarps, kernelMaxGrid)))
+	if err := c.dev.Launch(s, k, grid, Dim(kernelBlock), uint64(slot.mem.Ptr()), uint64(n)); err != nil {
+		return err
+	}
+	if err := slot.done.Record(s); err != nil {
+		return fmt.Errorf("kernel copy: %w", err)
+	}
+	slot.used = true
+	return nil
+}
+
+// countChunks is the number of pieces of at most chunk bytes the copies
+// are cut into.
+func countChunks(copies []Copy, chunk int64) int {
+	n := 0
+	for _, c := range copies {
+		n += int((c.Bytes + chunk - 1) / chunk)
+	}
+	return n
+}
+
+// encodeChunks writes the descriptors of the copies cut into pieces of at
+// most chunk bytes (a multiple of 16, so aligned regions stay aligned)
+// into b.
+func encodeChunks(b []byte, copies []Copy, chunk int64) {
+	i := 0
+	for _, c := range copies {
+		for off := int64(0); off < c.Bytes; off += chunk {
+			n := min(chunk, c.Bytes-off)
+			encodeDesc(b[i*DescBytes:(i+1)*DescBytes], Copy{Dst: c.Dst.Add(off), Src: c.Src.Add(off), Bytes: n})
+			i++
+		}
+	}
+}

@@ -1,0 +1,116 @@
+package mem
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kvctl/kvctl/pool"
+)
+
+// Reservation is a batch of puts placed by Reserve whose bytes the caller
+// writes in place before Commit publishes them (Mooncake's PutStart, then
+// PutEnd or PutRevoke). Exactly one of Commit and Abort takes effect; later
+// calls of either do nothing. Its methods are safe for concurrent use and
+// do nothing on a nil Reservation.
+type Reservation struct {
+	s      *Store
+	placed []placement
+	done   bool // guarded by s.mu
+}
+
+// placement is one placed item and the options Commit publishes it with.
+type placement struct {
+	o    *object
+	opts pool.PutOptions
+}
+
+// Reserve places each item whose key is absent, as Put's first phase does,
+// without copying: dsts[i] is the item's bytes in its arena (len == its
+// size, from SizeOf; Value is ignored and may be nil) for an OK item and
+// nil otherwise. Per item codes[i] is OK, ObjectAlreadyExists (the key is
+// published, or reserved or being put, earlier in this call included),
+// InvalidParams (as Put: bad key, size or soft pin TTL; every item of a
+// metadata-only store, which has no bytes to write) or NoAvailableHandle
+// (no room; the next eviction step runs even below the watermark). A
+// cancelled context, a closed store or slices of other lengths than items
+// fail the whole call, as for Put.
+//
+// Until Commit the placed objects are invisible (reads, Exist, List and
+// snapshots report them absent, eviction and Remove ignore them) but their
+// bytes count in UsedBytes. The caller writes dsts before calling Commit
+// and must not touch them after Commit or Abort. Close blocks until every
+// reservation that placed an item is committed or aborted.
+func (s *Store) Reserve(ctx context.Context, items []pool.PutItem, dsts [][]byte, codes []pool.Code) (*Reservation, error) {
+	var pending []*object
+	if !s.opts.MetadataOnly {
+		pending = s.newObjects(items, true)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.begin(ctx, "reserve", len(items), len(codes)); err != nil {
+		return nil, err
+	}
+	if len(dsts) != len(items) {
+		return nil, &pool.Error{Code: pool.InvalidParams, Op: "reserve", Err: fmt.Errorf("%d items but %d destinations", len(items), len(dsts))}
+	}
+	r := &Reservation{s: s}
+	for i := range items {
+		dsts[i], codes[i] = nil, pool.InvalidParams
+		if pending == nil {
+			continue
+		}
+		o, code := s.putStart(&items[i], pending[i])
+		codes[i] = code
+		if o != nil {
+			dsts[i] = o.data
+			r.placed = append(r.placed, placement{o: o, opts: items[i].Options})
+		}
+	}
+	if len(r.placed) > 0 {
+		s.inflight.Add(1)
+	}
+	return r, nil
+}
+
+// Commit publishes every placed item, as Put does once its bytes are
+// copied: each with its item's Options (soft pin from now, group, hard
+// pin). It does nothing after Commit or Abort.
+func (r *Reservation) Commit() { r.finish(true) }
+
+// Abort frees every placed item, as if it had never been put: its key is
+// free again and its bytes are returned to the allocator. It does nothing
+// after Commit or Abort.
+func (r *Reservation) Abort() { r.finish(false) }
+
+// finish publishes or revokes the placed items, once.
+func (r *Reservation) finish(publish bool) {
+	if r == nil || len(r.placed) == 0 {
+		return
+	}
+	s := r.s
+	s.mu.Lock()
+	if r.done {
+		s.mu.Unlock()
+		return
+	}
+	r.done = true
+	now := s.nowNanos()
+	for i := range r.placed {
+		p := &r.placed[i]
+		if publish {
+			s.putEnd(p.o, &p.opts, now)
+		} else {
+			s.revoke(p.o)
+		}
+	}
+	s.mu.Unlock()
+	s.inflight.Done()
+}
+
+// revoke takes a placed, unpublished object out of the index and frees its
+// memory (Mooncake's PutRevoke); the caller holds s.mu.
+func (s *Store) revoke(o *object) {
+	delete(s.objects, o.key)
+	o.removed.Store(true)
+	s.freeObject(o)
+}

@@ -1,0 +1,113 @@
+package transfer
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/kvctl/kvctl/cuda"
+	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/pool/mem"
+)
+
+// TestDirectSaveMemPool saves GPU pages straight into pool/mem's arenas,
+// across arenas the pool allocates after the saver registered the first
+// ones, with a key already present, and reads every value back.
+func TestDirectSaveMemPool(t *testing.T) {
+	for _, mode := range cuda.CopyModes {
+		t.Run(string(mode), func(t *testing.T) {
+			store, err := mem.New(mem.Options{Capacity: 1 << 20, Segments: 1, ArenaSize: 8 << 10, Eviction: mem.EvictManual})
+			if err != nil {
+				t.Fatalf("mem.New error = %v", err)
+			}
+			defer store.Close()
+			f := newFixture(t, 16, newMapStore())
+			rs := append(refs("s0", 0, 0, 9), refs("s1", 1, 2, 5)...)
+			f.fillGPU(t, rs)
+			putAll(t, store, rs[3:4]) // present before the save: kept
+			s, err := NewSaver(Options{Device: f.dev, Pool: store, Pools: f.pools, Direct: true, Batch: 4, Mode: mode, Stats: &Stats{}})
+			skipUnsupported(t, err)
+			if err != nil {
+				t.Fatalf("NewSaver(direct, %s) error = %v", mode, err)
+			}
+			defer s.Close()
+			res, err := s.Save(context.Background(), SaveJob{RequestID: "r", Pages: rs}, nil)
+			if err != nil {
+				t.Fatalf("direct Save(%s) error = %v", mode, err)
+			}
+			want := SaveResult{RequestID: "r", Pages: 14, Stored: 13, AlreadyExists: 1, Bytes: 8*2048 + 5*1024}
+			if diff := cmp.Diff(want, res); diff != "" {
+				t.Errorf("direct Save(%s) result mismatch (-want +got):\n%s", mode, diff)
+			}
+			checkPoolValues(t, store, f, rs)
+		})
+	}
+}
+
+// checkPoolValues reads every page's value from the pool and compares it
+// with the page's deterministic value.
+func checkPoolValues(t *testing.T, store pool.Store, f *fixture, rs []PageRef) {
+	t.Helper()
+	for _, r := range rs {
+		n := f.pools[r.LayerGroup].group.PageBytes()
+		buf, got := make([]byte, n), make([]int64, 1)
+		if err := store.Get(context.Background(), []string{r.Key}, [][]byte{buf}, got); err != nil {
+			t.Fatalf("Get(%q) error = %v", r.Key, err)
+		}
+		if got[0] != n || !bytes.Equal(buf, pageValue(r.Key, n)) {
+			t.Errorf("pool value of %q (%d bytes) differs from its GPU page", r.Key, got[0])
+		}
+	}
+}
+
+// cancellingStore cancels a context after its first Reserve.
+type cancellingStore struct {
+	*mem.Store
+	cancel context.CancelFunc
+}
+
+func (c cancellingStore) Reserve(ctx context.Context, items []pool.PutItem, dsts [][]byte, codes []pool.Code) (*mem.Reservation, error) {
+	defer c.cancel()
+	return c.Store.Reserve(ctx, items, dsts, codes)
+}
+
+// TestDirectSaveCancelled cancels a direct save after its first batch:
+// the batch whose copies finished is published, nothing stays reserved
+// (a later save stores exactly the other pages).
+func TestDirectSaveCancelled(t *testing.T) {
+	store, err := mem.New(mem.Options{Capacity: 1 << 20, Segments: 1, Eviction: mem.EvictManual})
+	if err != nil {
+		t.Fatalf("mem.New error = %v", err)
+	}
+	defer store.Close()
+	f := newFixture(t, 8, newMapStore())
+	rs := refs("a", 0, 0, 6)
+	f.fillGPU(t, rs)
+	ctx, cancel := context.WithCancel(context.Background())
+	s, err := NewSaver(Options{Device: f.dev, Pool: cancellingStore{store, cancel}, Pools: f.pools, Direct: true, Batch: 4})
+	if err != nil {
+		t.Fatalf("NewSaver(direct) error = %v", err)
+	}
+	defer s.Close()
+	res, err := s.Save(ctx, SaveJob{RequestID: "r", Pages: rs}, nil)
+	if err == nil || res.Stored != 4 {
+		t.Fatalf("Save cancelled after one batch = %+v, %v, want 4 stored and an error", res, err)
+	}
+	res, err = s.Save(context.Background(), SaveJob{RequestID: "r", Pages: rs}, nil)
+	if err != nil || res.Stored != 2 || res.AlreadyExists != 4 {
+		t.Errorf("Save again = %+v, %v, want 2 stored, 4 already there", res, err)
+	}
+	checkPoolValues(t, store, f, rs)
+}
+
+func TestDirectSaveNeedsArenaWriter(t *testing.T) {
+	f := newFixture(t, 4, newMapStore())
+	o := f.options()
+	o.Direct = true
+	s, err := NewSaver(o)
+	if err == nil {
+		s.Close()
+		t.Errorf("NewSaver(direct) on a pool that cannot reserve succeeded, want an error")
+	}
+}
