@@ -38,11 +38,12 @@ type DeviceMover struct {
 // NewDeviceMover returns a device mover for store on dev for pages of the
 // given slots: batches of batch pages, staging of stagingBytes per
 // direction (staging_buffer_bytes; the staging geometry may reduce the
-// batch). With directLoads, and a store whose arenas the device can map
-// (transfer.ArenaStore, such as a mem pool), loads copy from the pool's
-// memory in place instead of through staging (stage_through_host off);
-// saves always stage. Close releases its device memory.
-func NewDeviceMover(dev cuda.Device, store pool.Store, slots []PageSlot, batch int, stagingBytes int64, directLoads bool) (*DeviceMover, error) {
+// batch). With direct, and a store whose arenas the device can map (such
+// as a mem pool), transfers skip the staging (stage_through_host off):
+// loads copy from the pool's memory in place (transfer.ArenaStore) and
+// saves gather into values reserved in it (transfer.ArenaWriter). Close
+// releases its device memory.
+func NewDeviceMover(dev cuda.Device, store pool.Store, slots []PageSlot, batch int, stagingBytes int64, direct bool) (*DeviceMover, error) {
 	batch = StagingSlots(max(1, batch), stagingBytes, maxPageBytes(slots))
 	m := &DeviceMover{dev: dev, batch: batch, sizes: map[int64]int{}}
 	for _, s := range slots {
@@ -63,11 +64,12 @@ func NewDeviceMover(dev cuda.Device, store pool.Store, slots []PageSlot, batch i
 	}
 	m.stream = stream
 	o := transfer.Options{Device: dev, Pool: store, Pools: m.pools, Batch: batch, StagingBytes: stagingBytes}
-	lo := o
-	_, lo.Direct = store.(transfer.ArenaStore)
-	lo.Direct = lo.Direct && directLoads
+	lo, so := o, o
+	_, canView := store.(transfer.ArenaStore)
+	_, canReserve := store.(transfer.ArenaWriter)
+	lo.Direct, so.Direct = direct && canView, direct && canReserve
 	if m.loader, err = transfer.NewLoader(lo); err == nil {
-		m.saver, err = transfer.NewSaver(o)
+		m.saver, err = transfer.NewSaver(so)
 	}
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("device mover: %w", err), m.Close())

@@ -93,7 +93,7 @@ func testMovers(t *testing.T) map[string]func(pool.Store) PageMover {
 			t.Cleanup(func() { m.Close(); dev.Close() })
 			return m
 		},
-		"device, direct loads": func(s pool.Store) PageMover {
+		"device, direct loads and saves": func(s pool.Store) PageMover {
 			dev, err := cuda.Open("host")
 			if err != nil {
 				t.Fatal(err)

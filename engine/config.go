@@ -106,7 +106,7 @@ type Config struct {
 	// through package transfer on that device (connector.DeviceMover:
 	// pinned staging, batched gets and puts, copies on a stream; with
 	// StageThroughHost off, loads from a mem pool read its arenas in
-	// place). Otherwise, the default, a connector.HostMover copies between
+	// place and saves gather into values reserved there). Otherwise, the default, a connector.HostMover copies between
 	// the pool and the pages (through staging when StageThroughHost is on):
 	// with the host emulation device every batch of a DeviceMover costs a
 	// few stream synchronizations, which triples the wall time of a long

@@ -21,7 +21,7 @@ func TestReplayEndToEnd(t *testing.T) {
 	}{
 		{"defaults", func(*Config) {}, false},
 		{"device mover, host emulation", func(c *Config) { c.Device = hostDevice(t) }, false},
-		{"device mover, direct loads", func(c *Config) { c.Device = hostDevice(t) }, true},
+		{"device mover, direct loads and saves", func(c *Config) { c.Device = hostDevice(t) }, true},
 		{"staged, small batches, two layer groups and a replicated one", func(c *Config) {
 			c.StageThroughHost, c.StagingBufferBytes, c.TransferBatchSize = true, 3*256, 5
 			c.Layout.LayerGroups = []keys.LayerGroup{{ID: 0, BytesPerPage: 256}, {ID: 1, BytesPerPage: 72}}
