@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 	"sync"
 	"unsafe"
@@ -52,6 +53,10 @@ type arenaMap struct {
 	// (direct saves).
 	views  ArenaStore
 	writer ArenaWriter
+	// users counts the loaders and savers sharing the map (arenaMaps);
+	// a private map is not shared.
+	users   int
+	private bool
 
 	mu   sync.RWMutex
 	regs []arenaReg // sorted by addr
@@ -63,9 +68,51 @@ type arenaReg struct {
 	mem  *cuda.HostMem
 }
 
+// arenaMaps are the arena maps open, one per device and pool, shared by
+// the loaders and savers of that pool (the driver refuses to register
+// the same memory twice) and closed with their last user.
+var arenaMaps = struct {
+	sync.Mutex
+	open map[arenaKey]*arenaMap
+}{open: map[arenaKey]*arenaMap{}}
+
+type arenaKey struct {
+	dev cuda.Device
+	src arenaSource
+}
+
+// openArenaMap returns the arena map of dev and src, registering src's
+// arenas when it is the first user; each call needs a close. A pool of a
+// type that is not comparable gets a map of its own.
+func openArenaMap(dev cuda.Device, src arenaSource) (*arenaMap, error) {
+	if !reflect.TypeOf(src).Comparable() || !reflect.TypeOf(dev).Comparable() {
+		m, err := newArenaMap(dev, src)
+		if m != nil {
+			m.users, m.private = 1, true
+		}
+		return m, err
+	}
+	arenaMaps.Lock()
+	defer arenaMaps.Unlock()
+	k := arenaKey{dev, src}
+	if m := arenaMaps.open[k]; m != nil {
+		m.users++
+		return m, nil
+	}
+	m, err := newArenaMap(dev, src)
+	if err != nil {
+		return nil, err
+	}
+	m.users = 1
+	arenaMaps.open[k] = m
+	return m, nil
+}
+
 // newArenaMap registers src's arenas with dev.
 func newArenaMap(dev cuda.Device, src arenaSource) (*arenaMap, error) {
 	m := &arenaMap{dev: dev, src: src}
+	m.views, _ = src.(ArenaStore)
+	m.writer, _ = src.(ArenaWriter)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.refreshLocked(); err != nil {
@@ -160,9 +207,20 @@ func (m *arenaMap) ptr(b []byte) (cuda.DevPtr, error) {
 	return 0, fmt.Errorf("direct mode: a viewed value of %d bytes lies in no arena of the pool", len(b))
 }
 
-// close unregisters every arena.
+// close ends one user's use of the map and unregisters every arena when
+// it was the last.
 func (m *arenaMap) close() error {
 	if m == nil {
+		return nil
+	}
+	arenaMaps.Lock()
+	m.users--
+	last := m.users <= 0
+	if last && !m.private {
+		delete(arenaMaps.open, arenaKey{m.dev, m.src})
+	}
+	arenaMaps.Unlock()
+	if !last {
 		return nil
 	}
 	m.mu.Lock()

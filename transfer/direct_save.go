@@ -6,6 +6,7 @@ import (
 
 	"github.com/kvctl/kvctl/cuda"
 	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/pool/mem"
 )
 
 // runDirect saves batch after batch in place: each batch's values are
@@ -51,21 +52,14 @@ func (c *saveCall) reserve(ctx context.Context, set *slotSet, batch []pageItem) 
 	for i, it := range batch {
 		items[i] = pool.PutItem{Key: it.key, Size: it.bytes, Options: c.jobs[it.job].Options}
 	}
-	res, err := l.arenas.writer.Reserve(ctx, items, dsts, codes)
-	c.calls++
+	err := c.reserveSplit(ctx, set, items, dsts, codes, ptrs)
 	clear(items)
-	if err == nil {
-		err = l.arenas.ptrs(dsts, ptrs)
-	}
 	clear(dsts)
 	c.p.clk.lap(PhasePut)
 	if err != nil {
-		if res != nil {
-			res.Abort()
-		}
+		set.finish()
 		return fmt.Errorf("pool reserve of %d pages: %w", k, err)
 	}
-	set.reserved = res
 	set.items = set.items[:0]
 	for i, it := range batch {
 		if codes[i] == pool.OK {
@@ -80,13 +74,37 @@ func (c *saveCall) reserve(ctx context.Context, set *slotSet, batch []pageItem) 
 	return nil
 }
 
+// reserveSplit reserves the set's pages in batches of Slots pages (one
+// Reserve call each, up to Parallel at once) and translates the places to
+// device addresses; set keeps the reservations.
+func (c *saveCall) reserveSplit(ctx context.Context, set *slotSet, items []pool.PutItem, dsts [][]byte, codes []pool.Code, ptrs []cuda.DevPtr) error {
+	l := c.s.lane
+	chunk := l.geo.Slots
+	res := make([]*mem.Reservation, (len(items)+chunk-1)/chunk)
+	calls, err := chunkCalls(len(items), chunk, l.fan.most, func(j, lo, hi int) error {
+		var err error
+		if res[j], err = l.arenas.writer.Reserve(ctx, items[lo:hi], dsts[lo:hi], codes[lo:hi]); err != nil {
+			return err
+		}
+		return l.arenas.ptrs(dsts[lo:hi], ptrs[lo:hi])
+	})
+	c.calls += int64(calls)
+	for _, r := range res {
+		if r != nil {
+			set.reserved = append(set.reserved, r)
+		}
+	}
+	return err
+}
+
 // commit publishes a set's values once its gathers finished and counts
 // them stored.
 func (c *saveCall) commit(set *slotSet) {
-	if set.reserved != nil {
-		set.reserved.Commit()
-		set.reserved = nil
+	for _, r := range set.reserved {
+		r.Commit()
 	}
+	clear(set.reserved)
+	set.reserved = set.reserved[:0]
 	for _, it := range set.items {
 		r := &c.results[it.job]
 		r.Stored++

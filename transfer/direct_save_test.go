@@ -67,14 +67,15 @@ type cancellingStore struct {
 	cancel context.CancelFunc
 }
 
-func (c cancellingStore) Reserve(ctx context.Context, items []pool.PutItem, dsts [][]byte, codes []pool.Code) (*mem.Reservation, error) {
+func (c *cancellingStore) Reserve(ctx context.Context, items []pool.PutItem, dsts [][]byte, codes []pool.Code) (*mem.Reservation, error) {
 	defer c.cancel()
 	return c.Store.Reserve(ctx, items, dsts, codes)
 }
 
-// TestDirectSaveCancelled cancels a direct save after its first batch:
-// the batch whose copies finished is published, nothing stays reserved
-// (a later save stores exactly the other pages).
+// TestDirectSaveCancelled cancels a direct save after the first of its
+// two Reserve calls (one set: both batches are copied in one launch): the
+// second call fails, the first call's reservation is aborted, nothing is
+// published and nothing stays reserved (a later save stores every page).
 func TestDirectSaveCancelled(t *testing.T) {
 	store, err := mem.New(mem.Options{Capacity: 1 << 20, Segments: 1, Eviction: mem.EvictManual})
 	if err != nil {
@@ -85,18 +86,22 @@ func TestDirectSaveCancelled(t *testing.T) {
 	rs := refs("a", 0, 0, 6)
 	f.fillGPU(t, rs)
 	ctx, cancel := context.WithCancel(context.Background())
-	s, err := NewSaver(Options{Device: f.dev, Pool: cancellingStore{store, cancel}, Pools: f.pools, Direct: true, Batch: 4})
+	s, err := NewSaver(Options{Device: f.dev, Pool: &cancellingStore{store, cancel}, Pools: f.pools, Direct: true, Batch: 4, Parallel: 1})
 	if err != nil {
 		t.Fatalf("NewSaver(direct) error = %v", err)
 	}
 	defer s.Close()
 	res, err := s.Save(ctx, SaveJob{RequestID: "r", Pages: rs}, nil)
-	if err == nil || res.Stored != 4 {
-		t.Fatalf("Save cancelled after one batch = %+v, %v, want 4 stored and an error", res, err)
+	if err == nil || res.Stored != 0 {
+		t.Fatalf("Save cancelled after one Reserve call = %+v, %v, want nothing stored and an error", res, err)
+	}
+	st, err := store.Stat(context.Background())
+	if err != nil || st.Keys != 0 || st.UsedBytes != 0 {
+		t.Fatalf("after the cancelled save: %+v, %v, want no keys and no bytes used", st, err)
 	}
 	res, err = s.Save(context.Background(), SaveJob{RequestID: "r", Pages: rs}, nil)
-	if err != nil || res.Stored != 2 || res.AlreadyExists != 4 {
-		t.Errorf("Save again = %+v, %v, want 2 stored, 4 already there", res, err)
+	if err != nil || res.Stored != 6 || res.AlreadyExists != 0 {
+		t.Errorf("Save again = %+v, %v, want all 6 stored", res, err)
 	}
 	checkPoolValues(t, store, f, rs)
 }
@@ -110,4 +115,39 @@ func TestDirectSaveNeedsArenaWriter(t *testing.T) {
 		s.Close()
 		t.Errorf("NewSaver(direct) on a pool that cannot reserve succeeded, want an error")
 	}
+}
+
+// TestDirectLoaderAndSaverShareArenas opens a direct loader and a direct
+// saver on one pool (the driver registers memory once): closing the
+// loader must leave the saver's arenas registered.
+func TestDirectLoaderAndSaverShareArenas(t *testing.T) {
+	store, err := mem.New(mem.Options{Capacity: 1 << 20, Segments: 1, ArenaSize: 8 << 10, Eviction: mem.EvictManual})
+	if err != nil {
+		t.Fatalf("mem.New error = %v", err)
+	}
+	defer store.Close()
+	f := newFixture(t, 8, newMapStore())
+	rs := refs("sh", 0, 0, 6)
+	f.fillGPU(t, rs)
+	o := Options{Device: f.dev, Pool: store, Pools: f.pools, Direct: true, Batch: 4, Mode: cuda.ModeKernel}
+	l, err := NewLoader(o)
+	if err != nil {
+		t.Fatalf("NewLoader(direct) error = %v", err)
+	}
+	s, err := NewSaver(o)
+	if err != nil {
+		t.Fatalf("NewSaver(direct) beside a direct loader error = %v", err)
+	}
+	defer s.Close()
+	if l.arenas != s.lane.arenas {
+		t.Errorf("a direct loader and saver of one pool and device have different arena maps")
+	}
+	if err := l.Close(); err != nil {
+		t.Fatalf("Loader.Close error = %v", err)
+	}
+	res, err := s.Save(context.Background(), SaveJob{RequestID: "r", Pages: rs}, nil)
+	if err != nil || res.Stored != 6 {
+		t.Fatalf("Save after the loader closed = %+v, %v, want 6 stored", res, err)
+	}
+	checkPoolValues(t, store, f, rs)
 }

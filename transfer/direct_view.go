@@ -1,23 +1,10 @@
 package transfer
 
 import (
-	"errors"
-	"sync"
-
 	"github.com/kvctl/kvctl/cuda"
 
 	"github.com/kvctl/kvctl/pool"
 )
-
-// minViewPages is the fewest pages one ViewBatch call of a split batch
-// looks up: smaller batches are one call.
-const minViewPages = 256
-
-// viewCalls is the number of concurrent ViewBatch calls a batch of count
-// pages is split into, at most most.
-func viewCalls(count, most int) int {
-	return max(1, min(most, count/minViewPages))
-}
 
 // view looks the batch's values up in place, with up to Parallel
 // concurrent ViewBatch calls, and records their device addresses in
@@ -43,26 +30,18 @@ func (c *loadCall) view(s *slotSet, batch []pageItem) error {
 	return err
 }
 
-// viewSplit runs the ViewBatch calls of a batch, concurrently when it is
-// large, translating the views to device addresses; s keeps the
-// releases.
+// viewSplit looks the set's pages up in batches of Slots pages (one
+// ViewBatch call each, up to Parallel at once), translating the views to
+// device addresses; s keeps the releases.
 func (c *loadCall) viewSplit(s *slotSet, keys []string, views [][]byte, codes []pool.Code, ptrs []cuda.DevPtr) error {
 	arenas := c.l.arenas
-	k := len(keys)
-	n := viewCalls(k, c.l.fan.most)
-	releases := make([]func(), n)
-	errs := make([]error, n)
-	call := func(j int) {
-		lo, hi := j*k/n, (j+1)*k/n
+	chunk := c.l.geo.Slots
+	releases := make([]func(), (len(keys)+chunk-1)/chunk)
+	calls, err := chunkCalls(len(keys), chunk, c.l.fan.most, func(j, lo, hi int) error {
 		releases[j] = arenas.views.ViewBatch(keys[lo:hi], views[lo:hi], codes[lo:hi])
-		errs[j] = arenas.ptrs(views[lo:hi], ptrs[lo:hi])
-	}
-	var wg sync.WaitGroup
-	for j := 1; j < n; j++ {
-		wg.Go(func() { call(j) })
-	}
-	call(0)
-	wg.Wait()
+		return arenas.ptrs(views[lo:hi], ptrs[lo:hi])
+	})
+	c.calls += int64(calls)
 	s.releases = append(s.releases, releases...)
-	return errors.Join(errs...)
+	return err
 }

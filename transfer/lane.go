@@ -21,6 +21,9 @@ type lane struct {
 	fan    fanout
 	sets   []*slotSet
 	next   int // the set acquire hands out next
+	// most is the most pages one set carries: Slots, or in direct mode
+	// enough batches for DirectLaunchBytes (directPages).
+	most int
 
 	items  []pageItem
 	keys   []string
@@ -38,16 +41,19 @@ func newLane(o Options, geo Geometry, arenas *arenaMap, budget int64, parallel i
 	if arenas != nil {
 		geo.Buffers = o.StagingBuffers
 	}
-	l := &lane{o: o, geo: geo, arenas: arenas, fan: fanout{most: parallel, measure: o.Stats != nil}}
+	l := &lane{o: o, geo: geo, arenas: arenas, fan: fanout{most: parallel, measure: o.Stats != nil}, most: geo.Slots}
+	if arenas != nil {
+		l.most = directPages(geo.Slots, o.maxPageBytes())
+	}
 	if err := l.open(); err != nil {
 		l.close()
 		return nil, err
 	}
-	l.keys = make([]string, geo.Slots)
-	l.ptrs = make([]cuda.DevPtr, geo.Slots)
-	l.views = make([][]byte, geo.Slots)
-	l.puts = make([]pool.PutItem, geo.Slots)
-	l.codes = make([]pool.Code, geo.Slots)
+	l.keys = make([]string, l.most)
+	l.ptrs = make([]cuda.DevPtr, l.most)
+	l.views = make([][]byte, l.most)
+	l.puts = make([]pool.PutItem, l.most)
+	l.codes = make([]pool.Code, l.most)
 	return l, nil
 }
 
@@ -136,11 +142,11 @@ func (l *lane) keep(batch []pageItem, keep func(i int) bool) []cuda.Copy {
 	return l.copies[:out]
 }
 
-// nextBatch collects up to Slots items from items[*next:], skipping those
-// of failed jobs.
+// nextBatch collects up to l.most items (a set's worth) from
+// items[*next:], skipping those of failed jobs.
 func (l *lane) nextBatch(items []pageItem, next *int, failed []bool) []pageItem {
 	batch := l.items[:0]
-	for ; *next < len(items) && len(batch) < l.geo.Slots; *next++ {
+	for ; *next < len(items) && len(batch) < l.most; *next++ {
 		if !failed[items[*next].job] {
 			batch = append(batch, items[*next])
 		}

@@ -50,7 +50,7 @@ func (l *lane) load(ctx context.Context, jobs []LoadJob) ([]LoadResult, error) {
 	results := make([]LoadResult, len(jobs))
 	clk := newPhaseClock(l.o.Stats != nil)
 	defer clk.stop()
-	var items []pageItem
+	items := make([]pageItem, 0, countLoadPages(jobs))
 	var err error
 	for j, job := range jobs {
 		results[j] = LoadResult{RequestID: job.RequestID, Pages: len(job.Pages)}
@@ -135,12 +135,7 @@ func directArenas(o Options) (*arenaMap, error) {
 	if !ok {
 		return nil, fmt.Errorf("direct mode: pool %T does not expose its arenas (want an embedded mem:// pool)", o.Pool)
 	}
-	m, err := newArenaMap(o.Device, store)
-	if err != nil {
-		return nil, err
-	}
-	m.views = store
-	return m, nil
+	return openArenaMap(o.Device, store)
 }
 
 // Geometry returns the staging geometry (Warning says when the batch was
@@ -163,4 +158,13 @@ func (l *Loader) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return errors.Join(l.lane.close(), l.arenas.close())
+}
+
+// countLoadPages is the number of pages of the jobs.
+func countLoadPages(jobs []LoadJob) int {
+	n := 0
+	for _, j := range jobs {
+		n += len(j.Pages)
+	}
+	return n
 }

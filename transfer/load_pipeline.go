@@ -133,7 +133,6 @@ func (c *loadCall) runDirect(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		c.calls++
 		if err := c.view(s, batch); err != nil {
 			return err
 		}

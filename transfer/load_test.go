@@ -74,14 +74,20 @@ func TestLoadMissing(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Load error = %v", err)
 			}
+			// In direct mode every batch is looked up before one launch
+			// copies them all, so a-0 and a-1 are skipped with a-3.
+			landedA := a[:2:2]
+			if direct {
+				landedA = nil
+			}
 			want := []LoadResult{
-				{RequestID: "a", Pages: 6, Landed: 2, Bytes: 2 * 2048, Missing: []string{"a-3"}},
+				{RequestID: "a", Pages: 6, Landed: len(landedA), Bytes: int64(len(landedA)) * 2048, Missing: []string{"a-3"}},
 				{RequestID: "b", Pages: 4, Landed: 4, Bytes: 4 * 2048},
 			}
 			if diff := cmp.Diff(want, results, cmpopts.IgnoreFields(LoadResult{}, "Err")); diff != "" {
 				t.Errorf("Load results mismatch (-want +got):\n%s", diff)
 			}
-			f.checkLanded(t, append(a[:2:2], b...))
+			f.checkLanded(t, append(landedA, b...))
 			// a-2 was fetched in a-3's batch but must not be scattered.
 			if got := f.gpuPage(t, 0, 2); !bytes.Equal(got, make([]byte, 2048)) {
 				t.Errorf("GPU page 2 (a-2, batch of the missing a-3) was written, want it left alone")

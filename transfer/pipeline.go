@@ -29,7 +29,7 @@ type slotSet struct {
 	releases []func()
 	// reserved holds the values the copies write in place until they are
 	// committed (direct saves); finish aborts what is still reserved.
-	reserved *mem.Reservation
+	reserved []*mem.Reservation
 }
 
 func newSlotSet(dev cuda.Device, buffer int, timed bool) (*slotSet, error) {
@@ -50,10 +50,11 @@ func newSlotSet(dev cuda.Device, buffer int, timed bool) (*slotSet, error) {
 // finish forgets the set's copies, ends its views and aborts what it
 // still holds reserved.
 func (s *slotSet) finish() {
-	if s.reserved != nil {
-		s.reserved.Abort()
-		s.reserved = nil
+	for _, r := range s.reserved {
+		r.Abort()
 	}
+	clear(s.reserved)
+	s.reserved = s.reserved[:0]
 	for _, r := range s.releases {
 		r()
 	}

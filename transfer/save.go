@@ -74,12 +74,7 @@ func directWriter(o Options) (*arenaMap, error) {
 	if !ok {
 		return nil, fmt.Errorf("direct mode: pool %T does not place values in its arenas (want an embedded mem:// pool)", o.Pool)
 	}
-	m, err := newArenaMap(o.Device, w)
-	if err != nil {
-		return nil, err
-	}
-	m.writer = w
-	return m, nil
+	return openArenaMap(o.Device, w)
 }
 
 // Geometry returns the staging geometry.
@@ -106,7 +101,7 @@ func (s *Saver) SaveAll(ctx context.Context, jobs []SaveJob, after cuda.Event) (
 	results := make([]SaveResult, len(jobs))
 	clk := newPhaseClock(l.o.Stats != nil)
 	defer clk.stop()
-	var items []pageItem
+	items := make([]pageItem, 0, countSavePages(jobs))
 	var err error
 	for j, job := range jobs {
 		results[j] = SaveResult{RequestID: job.RequestID, Pages: len(job.Pages)}
@@ -169,4 +164,13 @@ func (s *Saver) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return errors.Join(s.lane.close(), s.lane.arenas.close())
+}
+
+// countSavePages is the number of pages of the jobs.
+func countSavePages(jobs []SaveJob) int {
+	n := 0
+	for _, j := range jobs {
+		n += len(j.Pages)
+	}
+	return n
 }
