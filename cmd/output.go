@@ -17,6 +17,10 @@ type globalOptions struct {
 	Output string
 	Color  string
 	Quiet  bool
+	// CPUProfile is --cpuprofile's file; profile is the profile being
+	// written to it.
+	CPUProfile string
+	profile    *cpuProfile
 }
 
 // checkOutput refuses an --output value the command does not offer.

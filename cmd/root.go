@@ -26,9 +26,13 @@ func Execute() int {
 
 // run executes kvctl with args over ios and returns the exit code.
 func run(ctx context.Context, ios *IOStreams, args []string) int {
-	root := NewRootCmd(ios)
+	g := &globalOptions{}
+	root := newRootCmd(ios, g)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
+	if perr := g.profile.stop(); err == nil && perr != nil {
+		err = fmt.Errorf("--cpuprofile: %w", perr)
+	}
 	if err == nil {
 		return ExitOK
 	}
@@ -56,8 +60,9 @@ func commandPath(root *cobra.Command, args []string) string {
 }
 
 // NewRootCmd builds the kvctl command tree over ios.
-func NewRootCmd(ios *IOStreams) *cobra.Command {
-	g := &globalOptions{}
+func NewRootCmd(ios *IOStreams) *cobra.Command { return newRootCmd(ios, &globalOptions{}) }
+
+func newRootCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "kvctl",
 		Short: "Operate and diagnose KV-cache pools for LLM serving",
@@ -72,7 +77,12 @@ Exit codes: 0 ok, 1 failure, 2 usage error, 3 verification failed,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
-			return g.validate(ios)
+			if err := g.validate(ios); err != nil {
+				return err
+			}
+			var err error
+			g.profile, err = startCPUProfile(g.CPUProfile)
+			return err
 		},
 	}
 	root.SetIn(ios.In)
@@ -83,6 +93,7 @@ Exit codes: 0 ok, 1 failure, 2 usage error, 3 verification failed,
 	pf.StringVarP(&g.Output, "output", "o", "table", "output format: table or json (and keys or jsonl where a command offers them)")
 	pf.StringVar(&g.Color, "color", "auto", "colour: auto (terminal, NO_COLOR unset, TERM not dumb), always or never")
 	pf.BoolVarP(&g.Quiet, "quiet", "q", false, "print no progress or notes on stderr")
+	pf.StringVar(&g.CPUProfile, "cpuprofile", "", "write a CPU profile of the command to this file (go tool pprof)")
 	for _, c := range subcommands(ios, g) {
 		root.AddCommand(c)
 	}

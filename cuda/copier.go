@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -43,6 +44,14 @@ type Copier struct {
 	gather  Kernel
 	// descs is kernel mode's ring of descriptor buffers.
 	descs *descRing
+	// bounceBuf holds kernel mode's runs of adjacent host regions on the
+	// device (bounce); work and dma are scratch for the rewritten copies
+	// and the runs' contiguous copies.
+	bounceBuf DevPtr
+	bounceCap int64
+	work      []Copy
+	dma       []Copy
+	runs      [][2]int
 }
 
 // NewCopier prepares a Copier; for ModeBatch it returns an error wrapping
@@ -97,7 +106,7 @@ func (c *Copier) Close() error {
 	if c.descs == nil {
 		return nil
 	}
-	err := c.descs.close()
+	err := errors.Join(c.descs.close(), c.freeBounce())
 	c.descs = nil
 	return err
 }

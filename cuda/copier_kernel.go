@@ -101,10 +101,35 @@ func (r *descRing) close() error {
 	return errors.Join(errs...)
 }
 
-// launch cuts the copies into kernelChunk pieces, writes their descriptors
-// into the next ring buffer and launches the scatter (host to device) or
-// gather kernel over them.
+// launch moves the copies with the scatter (host to device) or gather
+// kernel: runs of adjacent host regions go through the bounce buffer with
+// one contiguous copy each (before the kernel for loads, after it for
+// saves); the kernel copies the rest, and the runs' regions between the
+// bounce buffer and the pages.
 func (c *Copier) launch(s Stream, kind CopyKind, copies []Copy) error {
+	copies, dma, err := c.bounce(s, kind, copies)
+	if err != nil {
+		return err
+	}
+	if kind == HostToDevice && len(dma) > 0 {
+		if err := c.dev.Memcpy(s, kind, dma); err != nil {
+			return fmt.Errorf("kernel copy: runs to the bounce buffer: %w", err)
+		}
+	}
+	if err := c.launchKernel(s, kind, copies); err != nil {
+		return err
+	}
+	if kind == DeviceToHost && len(dma) > 0 {
+		if err := c.dev.Memcpy(s, kind, dma); err != nil {
+			return fmt.Errorf("kernel copy: runs from the bounce buffer: %w", err)
+		}
+	}
+	return nil
+}
+
+// launchKernel cuts the copies into kernelChunk pieces, writes their
+// descriptors into the next ring buffer and launches the kernel over them.
+func (c *Copier) launchKernel(s Stream, kind CopyKind, copies []Copy) error {
 	n := countChunks(copies, kernelChunk)
 	slot, err := c.descs.acquire(n)
 	if err != nil {

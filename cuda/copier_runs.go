@@ -1,0 +1,132 @@
+package cuda
+
+import "fmt"
+
+const (
+	// minDMARun is the least a run of adjacent host-side regions carries
+	// for kernel mode to move it with a copy engine (one contiguous copy
+	// through the device bounce buffer) instead of from the SMs: the SMs'
+	// reads of host memory top out below the link's rate, a copy engine's
+	// contiguous copy reaches it, and a run this long pays for the copy's
+	// fixed cost.
+	minDMARun = 1 << 20
+	// maxBounce bounds the bounce buffer; runs beyond it move from the SMs.
+	maxBounce = 64 << 20
+)
+
+// bounce rewrites copies whose host sides (sources of host-to-device,
+// destinations of device-to-host copies) form runs of adjacent regions of
+// at least minDMARun bytes so that their host side is the device bounce
+// buffer instead, and returns the copies to run and the contiguous
+// host<->bounce copies that move the runs (before the kernel for loads,
+// after it for saves). Copies outside such runs are returned unchanged.
+func (c *Copier) bounce(s Stream, kind CopyKind, copies []Copy) ([]Copy, []Copy, error) {
+	if kind != HostToDevice && kind != DeviceToHost {
+		return copies, nil, nil
+	}
+	c.work = append(c.work[:0], copies...)
+	c.dma = c.dma[:0]
+	c.runs = c.runs[:0]
+	var total int64
+	for i := 0; i < len(copies); {
+		j, bytes := runEnd(kind, copies, i)
+		if bytes >= minDMARun && total+bytes <= maxBounce {
+			c.runs = append(c.runs, [2]int{i, j})
+			total += bytes
+		}
+		i = j
+	}
+	if total == 0 {
+		return c.work, nil, nil
+	}
+	if err := c.reserveBounce(s, total); err != nil {
+		return nil, nil, err
+	}
+	var used int64
+	for _, r := range c.runs {
+		bytes := c.rebase(kind, r[0], r[1], used)
+		c.dma = append(c.dma, dmaCopy(kind, hostSide(kind, copies[r[0]]), c.bounceBuf.Add(used), bytes))
+		used += bytes
+	}
+	return c.work, c.dma, nil
+}
+
+// hostSide is a copy's host address.
+func hostSide(kind CopyKind, cp Copy) DevPtr {
+	if kind == HostToDevice {
+		return cp.Src
+	}
+	return cp.Dst
+}
+
+// runEnd returns the end of the run of copies starting at i whose host
+// sides follow each other without a gap, and the run's bytes.
+func runEnd(kind CopyKind, copies []Copy, i int) (int, int64) {
+	bytes := copies[i].Bytes
+	j := i + 1
+	for ; j < len(copies) && hostSide(kind, copies[j]) == hostSide(kind, copies[j-1]).Add(copies[j-1].Bytes); j++ {
+		bytes += copies[j].Bytes
+	}
+	return j, bytes
+}
+
+// rebase points the host side of c.work[i:j] into the bounce buffer from
+// offset off on and returns the run's bytes.
+func (c *Copier) rebase(kind CopyKind, i, j int, off int64) int64 {
+	start := off
+	for k := i; k < j; k++ {
+		p := c.bounceBuf.Add(off)
+		if kind == HostToDevice {
+			c.work[k].Src = p
+		} else {
+			c.work[k].Dst = p
+		}
+		off += c.work[k].Bytes
+	}
+	return off - start
+}
+
+// dmaCopy is the contiguous copy between a run's host bytes and its place
+// in the bounce buffer.
+func dmaCopy(kind CopyKind, host, bounce DevPtr, bytes int64) Copy {
+	if kind == HostToDevice {
+		return Copy{Dst: bounce, Src: host, Bytes: bytes}
+	}
+	return Copy{Dst: host, Src: bounce, Bytes: bytes}
+}
+
+// reserveBounce makes the bounce buffer hold at least n bytes, growing it
+// by doubling; the old buffer is freed once the stream finished with it.
+func (c *Copier) reserveBounce(s Stream, n int64) error {
+	if n <= c.bounceCap {
+		return nil
+	}
+	capacity := max(minDMARun, c.bounceCap)
+	for capacity < n {
+		capacity *= 2
+	}
+	capacity = min(capacity, maxBounce)
+	if c.bounceCap > 0 {
+		if err := s.Synchronize(); err != nil {
+			return fmt.Errorf("kernel copy: before growing the bounce buffer: %w", err)
+		}
+		if err := c.freeBounce(); err != nil {
+			return err
+		}
+	}
+	p, err := c.dev.Alloc(capacity)
+	if err != nil {
+		return fmt.Errorf("kernel copy: bounce buffer of %d bytes: %w", capacity, err)
+	}
+	c.bounceBuf, c.bounceCap = p, capacity
+	return nil
+}
+
+func (c *Copier) freeBounce() error {
+	if c.bounceCap == 0 {
+		return nil
+	}
+	err := c.dev.Free(c.bounceBuf)
+	c.bounceBuf, c.bounceCap = 0, 0
+	return err
+}
