@@ -6,95 +6,103 @@ import (
 
 	"github.com/kvctl/kvctl/cuda"
 	"github.com/kvctl/kvctl/pool"
-	"github.com/kvctl/kvctl/pool/mem"
 )
 
-// runDirect saves batch after batch in place: each batch's values are
-// reserved in the pool's arenas, the device gathers the pages straight
-// into them, and a set's reservation is committed (commit) once its
-// copies finished. Up to StagingBuffers batches are in flight.
+// runDirect saves set after set in place: each set's values are reserved
+// in the pool's arenas (on another goroutine, while the previous set's
+// gathers are described and queued), the device gathers the pages
+// straight into them, and the set's reservations are committed (commit)
+// once its copies finished. Up to StagingBuffers sets are in flight.
 func (c *saveCall) runDirect(ctx context.Context) error {
-	l := c.s.lane
-	none := make([]bool, len(c.jobs))
-	for {
-		batch := l.nextBatch(c.items, &c.next, none)
-		if len(batch) == 0 {
-			return nil
+	cur, err := c.startReserve(ctx)
+	for cur != nil && err == nil {
+		err = c.finishReserve(cur)
+		var next *prefetch
+		if err == nil {
+			next, err = c.startReserve(ctx)
 		}
-		if err := ctx.Err(); err != nil {
+		if err == nil {
+			err = c.gather(cur.set)
+		}
+		if err != nil {
+			next.wait()
 			return err
 		}
-		set, err := c.p.acquire()
+		cur = next
+	}
+	return err
+}
+
+// startReserve starts the reservations of the next set's pages; nil when
+// no page is left.
+func (c *saveCall) startReserve(ctx context.Context) (*prefetch, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	l := c.s.lane
+	batch := l.nextBatch(c.items, &c.next, make([]bool, len(c.jobs)))
+	return startDirect(c.p, batch, func(s *slotSet, k int) (int, error) { return c.reserveChunks(ctx, s, k) })
+}
+
+// reserveChunks reserves set s's k pages in batches of Slots pages, one
+// Reserve call each, one after the other (Reserve takes the pool's index
+// lock: concurrent calls would only queue on it), and translates the
+// places to device addresses; s keeps the reservations.
+func (c *saveCall) reserveChunks(ctx context.Context, s *slotSet, k int) (int, error) {
+	l, d := c.s.lane, s.direct
+	for i, it := range s.items {
+		d.items[i] = pool.PutItem{Key: it.key, Size: it.bytes, Options: c.jobs[it.job].Options}
+	}
+	defer clear(d.items[:k])
+	return chunkCalls(k, l.geo.Slots, 1, func(_, lo, hi int) error {
+		r, err := l.arenas.writer.Reserve(ctx, d.items[lo:hi], d.views[lo:hi], d.codes[lo:hi])
+		if r != nil {
+			s.reserved = append(s.reserved, r)
+		}
 		if err != nil {
 			return err
 		}
-		if err := c.reserve(ctx, set, batch); err != nil {
-			return err
-		}
-		if len(set.items) == 0 {
-			set.finish()
-			continue
-		}
-		if err := c.p.submit(set, cuda.DeviceToHost, l.copies, PhaseStage); err != nil {
-			return err
-		}
-	}
+		return l.arenas.ptrs(d.views[lo:hi], d.ptrs[lo:hi])
+	})
 }
 
-// reserve places the batch's values in the pool's arenas (the put phase:
-// PutStart without the bytes), counts the pages refused, and describes
-// the gathers of the others into their places; set keeps the
-// reservation and the pages reserved.
-func (c *saveCall) reserve(ctx context.Context, set *slotSet, batch []pageItem) error {
-	l := c.s.lane
-	k := len(batch)
-	items, dsts, codes, ptrs := l.puts[:k], l.views[:k], l.codes[:k], l.ptrs[:k]
-	for i, it := range batch {
-		items[i] = pool.PutItem{Key: it.key, Size: it.bytes, Options: c.jobs[it.job].Options}
-	}
-	err := c.reserveSplit(ctx, set, items, dsts, codes, ptrs)
-	clear(items)
-	clear(dsts)
+// finishReserve waits for a set's reservations (the put phase: PutStart
+// without the bytes), counts the pages refused, and keeps in the set the
+// pages reserved, with their places.
+func (c *saveCall) finishReserve(f *prefetch) error {
+	f.wait()
+	c.calls += int64(f.calls)
+	s, d := f.set, f.set.direct
+	clear(d.views[:len(s.items)])
 	c.p.clk.lap(PhasePut)
-	if err != nil {
-		set.finish()
-		return fmt.Errorf("pool reserve of %d pages: %w", k, err)
+	if f.err != nil {
+		s.finish()
+		return fmt.Errorf("pool reserve of %d pages: %w", len(s.items), f.err)
 	}
-	set.items = set.items[:0]
-	for i, it := range batch {
-		if codes[i] == pool.OK {
-			ptrs[len(set.items)] = ptrs[i]
-			set.items = append(set.items, it)
+	kept := s.items[:0]
+	for i, it := range s.items {
+		if d.codes[i] == pool.OK {
+			d.ptrs[len(kept)] = d.ptrs[i]
+			kept = append(kept, it)
 			continue
 		}
-		c.count([]pageItem{it}, codes[i:i+1])
+		c.count([]pageItem{it}, d.codes[i:i+1])
 	}
-	l.describe(set.items, cuda.DeviceToHost, func(i int) cuda.DevPtr { return ptrs[i] })
-	c.p.clk.lap(PhaseDescribe)
+	s.items = kept
 	return nil
 }
 
-// reserveSplit reserves the set's pages in batches of Slots pages (one
-// Reserve call each, up to Parallel at once) and translates the places to
-// device addresses; set keeps the reservations.
-func (c *saveCall) reserveSplit(ctx context.Context, set *slotSet, items []pool.PutItem, dsts [][]byte, codes []pool.Code, ptrs []cuda.DevPtr) error {
-	l := c.s.lane
-	chunk := l.geo.Slots
-	res := make([]*mem.Reservation, (len(items)+chunk-1)/chunk)
-	calls, err := chunkCalls(len(items), chunk, l.fan.most, func(j, lo, hi int) error {
-		var err error
-		if res[j], err = l.arenas.writer.Reserve(ctx, items[lo:hi], dsts[lo:hi], codes[lo:hi]); err != nil {
-			return err
-		}
-		return l.arenas.ptrs(dsts[lo:hi], ptrs[lo:hi])
-	})
-	c.calls += int64(calls)
-	for _, r := range res {
-		if r != nil {
-			set.reserved = append(set.reserved, r)
-		}
+// gather queues the copies of set s's pages into their reserved places;
+// a set with no page reserved is only freed.
+func (c *saveCall) gather(s *slotSet) error {
+	if len(s.items) == 0 {
+		s.finish()
+		return nil
 	}
-	return err
+	l, d := c.s.lane, s.direct
+	l.describe(s.items, cuda.DeviceToHost, func(i int) cuda.DevPtr { return d.ptrs[i] })
+	c.p.clk.lap(PhaseDescribe)
+	return c.p.submit(s, cuda.DeviceToHost, l.copies, PhaseStage)
 }
 
 // commit publishes a set's values once its gathers finished and counts

@@ -1,47 +1,78 @@
 package transfer
 
 import (
-	"github.com/kvctl/kvctl/cuda"
+	"context"
 
+	"github.com/kvctl/kvctl/cuda"
 	"github.com/kvctl/kvctl/pool"
 )
 
-// view looks the batch's values up in place, with up to Parallel
-// concurrent ViewBatch calls, and records their device addresses in
-// l.ptrs; set s holds the views until its copies finished. Pages not
-// found whole fail their request.
-func (c *loadCall) view(s *slotSet, batch []pageItem) error {
-	l := c.l
-	k := len(batch)
-	s.items = append(s.items[:0], batch...)
-	keys, views, codes, ptrs := l.keys[:k], l.views[:k], l.codes[:k], l.ptrs[:k]
-	for i, it := range batch {
-		keys[i] = it.key
-	}
-	err := c.viewSplit(s, keys, views, codes, ptrs)
-	for i, it := range batch {
-		if err == nil && (codes[i] != pool.OK || ptrs[i] == 0 || int64(len(views[i])) != it.bytes) {
-			ptrs[i] = 0
-			markMissing(c.results, c.failed, it)
+// runDirect views set after set in the pool's arenas and queues their
+// copies: once set k's views returned, the views of set k+1 start (on
+// other goroutines) before set k's copies are described and queued. A set
+// holds its views until its copies finished.
+func (c *loadCall) runDirect(ctx context.Context) error {
+	cur, err := c.startView(ctx)
+	for cur != nil && err == nil {
+		err = c.finishView(cur)
+		var next *prefetch
+		if err == nil {
+			next, err = c.startView(ctx)
 		}
+		if err == nil {
+			d := cur.set.direct
+			err = c.unstage(cur.set, func(i int) cuda.DevPtr { return d.ptrs[i] })
+		}
+		if err != nil {
+			next.wait()
+			return err
+		}
+		cur = next
 	}
-	clear(views)
-	c.p.clk.lap(PhaseGet)
 	return err
 }
 
-// viewSplit looks the set's pages up in batches of Slots pages (one
-// ViewBatch call each, up to Parallel at once), translating the views to
+// startView starts the views of the next set's pages, skipping requests
+// already failed; nil when no page is left.
+func (c *loadCall) startView(ctx context.Context) (*prefetch, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	batch := c.l.nextBatch(c.items, &c.next, c.failed)
+	return startDirect(c.p, batch, c.viewChunks)
+}
+
+// viewChunks looks set s's k pages up in batches of Slots pages (one
+// ViewBatch call each, up to Parallel at once) and translates the views to
 // device addresses; s keeps the releases.
-func (c *loadCall) viewSplit(s *slotSet, keys []string, views [][]byte, codes []pool.Code, ptrs []cuda.DevPtr) error {
-	arenas := c.l.arenas
+func (c *loadCall) viewChunks(s *slotSet, k int) (int, error) {
+	arenas, d := c.l.arenas, s.direct
+	for i, it := range s.items {
+		d.keys[i] = it.key
+	}
 	chunk := c.l.geo.Slots
-	releases := make([]func(), (len(keys)+chunk-1)/chunk)
-	calls, err := chunkCalls(len(keys), chunk, c.l.fan.most, func(j, lo, hi int) error {
-		releases[j] = arenas.views.ViewBatch(keys[lo:hi], views[lo:hi], codes[lo:hi])
-		return arenas.ptrs(views[lo:hi], ptrs[lo:hi])
+	releases := make([]func(), (k+chunk-1)/chunk)
+	calls, err := chunkCalls(k, chunk, c.l.fan.most, func(j, lo, hi int) error {
+		releases[j] = arenas.views.ViewBatch(d.keys[lo:hi], d.views[lo:hi], d.codes[lo:hi])
+		return arenas.ptrs(d.views[lo:hi], d.ptrs[lo:hi])
 	})
-	c.calls += int64(calls)
 	s.releases = append(s.releases, releases...)
-	return err
+	return calls, err
+}
+
+// finishView waits for a set's views and fails the requests of pages not
+// found whole.
+func (c *loadCall) finishView(f *prefetch) error {
+	f.wait()
+	c.calls += int64(f.calls)
+	d := f.set.direct
+	for i, it := range f.set.items {
+		if f.err == nil && (d.codes[i] != pool.OK || d.ptrs[i] == 0 || int64(len(d.views[i])) != it.bytes) {
+			d.ptrs[i] = 0
+			markMissing(c.results, c.failed, it)
+		}
+	}
+	clear(d.views[:len(f.set.items)])
+	c.p.clk.lap(PhaseGet)
+	return f.err
 }

@@ -27,8 +27,6 @@ type lane struct {
 
 	items  []pageItem
 	keys   []string
-	ptrs   []cuda.DevPtr
-	views  [][]byte
 	puts   []pool.PutItem
 	codes  []pool.Code
 	copies []cuda.Copy
@@ -49,11 +47,9 @@ func newLane(o Options, geo Geometry, arenas *arenaMap, budget int64, parallel i
 		l.close()
 		return nil, err
 	}
-	l.keys = make([]string, l.most)
-	l.ptrs = make([]cuda.DevPtr, l.most)
-	l.views = make([][]byte, l.most)
-	l.puts = make([]pool.PutItem, l.most)
-	l.codes = make([]pool.Code, l.most)
+	l.keys = make([]string, geo.Slots)
+	l.puts = make([]pool.PutItem, geo.Slots)
+	l.codes = make([]pool.Code, geo.Slots)
 	return l, nil
 }
 
@@ -76,7 +72,11 @@ func (l *lane) open() error {
 		if err != nil {
 			return err
 		}
-		s.keys, s.bufs, s.n = make([]string, l.geo.Slots), make([][]byte, l.geo.Slots), make([]int64, l.geo.Slots)
+		if l.arenas != nil {
+			s.direct = newDirectScratch(l.most)
+		} else {
+			s.keys, s.bufs, s.n = make([]string, l.geo.Slots), make([][]byte, l.geo.Slots), make([]int64, l.geo.Slots)
+		}
 		l.sets = append(l.sets, s)
 	}
 	return nil

@@ -117,31 +117,6 @@ func (c *loadCall) unstage(s *slotSet, base func(i int) cuda.DevPtr) error {
 	return c.p.submit(s, cuda.HostToDevice, copies, PhaseUnstage)
 }
 
-// runDirect views batch after batch in the pool's arenas and queues their
-// copies; a set holds a batch's views until its copies finished.
-func (c *loadCall) runDirect(ctx context.Context) error {
-	l := c.l
-	for {
-		batch := l.nextBatch(c.items, &c.next, c.failed)
-		if len(batch) == 0 {
-			return nil
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		s, err := c.p.acquire()
-		if err != nil {
-			return err
-		}
-		if err := c.view(s, batch); err != nil {
-			return err
-		}
-		if err := c.unstage(s, func(i int) cuda.DevPtr { return l.ptrs[i] }); err != nil {
-			return err
-		}
-	}
-}
-
 // countLanded adds pages whose copies finished to their results.
 func countLanded(results []LoadResult, items []pageItem) {
 	for _, it := range items {

@@ -25,6 +25,8 @@ type slotSet struct {
 	keys []string
 	bufs [][]byte
 	n    []int64
+	// direct is the scratch of a direct set's lookups or reservations.
+	direct *directScratch
 	// releases end the views the copies read (direct loads).
 	releases []func()
 	// reserved holds the values the copies write in place until they are
