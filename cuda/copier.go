@@ -49,6 +49,7 @@ type Copier struct {
 	// and the runs' contiguous copies.
 	bounceBuf DevPtr
 	bounceCap int64
+	noBounce  bool
 	work      []Copy
 	dma       []Copy
 	runs      [][2]int
@@ -81,6 +82,11 @@ func NewCopier(dev Device, mode CopyMode) (*Copier, error) {
 	}
 	return c, nil
 }
+
+// SetBounce turns kernel mode's bounce buffer on (the default) or off:
+// off, the kernel reads and writes every host region from the SMs, long
+// runs of adjacent regions included.
+func (c *Copier) SetBounce(on bool) { c.noBounce = !on }
 
 // Mode returns the Copier's mode.
 func (c *Copier) Mode() CopyMode { return c.mode }

@@ -21,7 +21,7 @@ const (
 // host<->bounce copies that move the runs (before the kernel for loads,
 // after it for saves). Copies outside such runs are returned unchanged.
 func (c *Copier) bounce(s Stream, kind CopyKind, copies []Copy) ([]Copy, []Copy, error) {
-	if kind != HostToDevice && kind != DeviceToHost {
+	if c.noBounce || (kind != HostToDevice && kind != DeviceToHost) {
 		return copies, nil, nil
 	}
 	c.work = append(c.work[:0], copies...)

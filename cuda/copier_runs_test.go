@@ -55,6 +55,12 @@ func TestBounceFindsRuns(t *testing.T) {
 		if diff := cmp.Diff(want, dma); diff != "" {
 			t.Errorf("bounce runs mismatch (-want +got):\n%s", diff)
 		}
+		cp.SetBounce(false)
+		if off, dmaOff, err := cp.bounce(s, HostToDevice, in); err != nil || len(dmaOff) != 0 || !cmp.Equal(off, in) {
+			t.Errorf("bounce with SetBounce(false) = %d rewritten copies, %d runs, %v; want the copies unchanged", len(off), len(dmaOff), err)
+		}
+		cp.SetBounce(true)
+		work, _, _ = cp.bounce(s, HostToDevice, in)
 		for i, c := range work {
 			wantSrc := in[i].Src
 			if i < 16 {

@@ -59,6 +59,10 @@ func (l *lane) open() error {
 	if l.copier, err = cuda.NewCopier(l.o.Device, l.o.Mode); err != nil {
 		return err
 	}
+	// Staging slots are one contiguous run per batch, which the copy
+	// engine moved slower than the kernel's own reads while the next
+	// batch was copied into staging (H200 measurements, docs/benchmarks.md).
+	l.copier.SetBounce(l.arenas != nil)
 	if l.stream, err = l.o.Device.NewStream(); err != nil {
 		return err
 	}
