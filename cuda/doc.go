@@ -17,6 +17,10 @@
 //
 // The scatter and gather kernels (kernels/transfer.cu) are compiled to PTX,
 // committed beside their source and embedded; the driver JIT-compiles them
-// for the GPU at hand. Discover lists GPUs through NVML (cgo builds) or,
+// for the GPU at hand. A Copier moves batches of regions in one of three
+// modes (memcpy, kernel, batch); in kernel mode descriptors go through a
+// ring of mapped pinned buffers, and runs of adjacent host regions of at
+// least 1 MiB can move with the copy engine through a device bounce buffer
+// (SetBounce). Discover lists GPUs through NVML (cgo builds) or,
 // failing that, through the CUDA driver.
 package cuda

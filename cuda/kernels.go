@@ -10,13 +10,15 @@ import (
 )
 
 // The kernels of the embedded module. Both take (descriptors, count): a
-// device pointer to count descriptors of DescBytes bytes each, and copy
-// every described region, one thread block per region (grid-stride), with
+// device-visible pointer to count descriptors of DescBytes bytes each, and
+// copy every described region, one warp per region (grid-stride), with
 // 16-byte loads and stores where source, destination and size allow.
 const (
-	// KernelScatter copies staging slots to GPU pages (loads).
+	// KernelScatter copies staging slots or pool memory to GPU pages
+	// (loads).
 	KernelScatter = "kvctl_scatter"
-	// KernelGather copies GPU pages to staging slots (saves).
+	// KernelGather copies GPU pages to staging slots or pool memory
+	// (saves).
 	KernelGather = "kvctl_gather"
 )
 

@@ -61,12 +61,19 @@
 //
 // # Direct mode
 //
-// With Direct, a pool that offers its arenas (ArenaStore, as pool/mem
-// does) has them registered with the driver (mapped pinned memory) and
-// pages are copied from the pool's memory in place (View), without
-// staging. The views of up to StagingBuffers batches are held while their
-// copies run. Direct mode is for loads only: no pool offers a put that
-// writes into its arenas from the device.
+// With Direct, the pool's arenas are registered with the driver (mapped
+// pinned memory; one registration per pool and device, shared by its
+// loaders and savers) and pages move without staging: loads read values
+// in place (ArenaStore.ViewBatch), saves reserve their values in the
+// arenas (ArenaWriter.Reserve, Mooncake's PutStart), gather the pages
+// into them and commit the reservations once the copies finished (PutEnd;
+// a failure aborts them). pool/mem's Store is both. Direct mode works in
+// sets of whole batches worth at least DirectLaunchBytes: a set's store
+// calls (one per batch) run on other goroutines while the previous set's
+// copies are queued, and the set is copied in one launch. A set holds its
+// views or reservations until its copies finished; up to StagingBuffers
+// sets (default DefaultDirectDepth) are in flight. A request with a page
+// missing fails as a whole: its pages in the same set are not copied.
 //
 // # Statistics
 //

@@ -49,8 +49,9 @@ type Options struct {
 	StagingBytes int64
 	// Mode is how regions are copied (default cuda.ModeMemcpy).
 	Mode cuda.CopyMode
-	// Direct copies from the pool's arenas in place, without staging;
-	// loads only, and the pool must implement ArenaStore.
+	// Direct copies between the GPU and the pool's arenas in place,
+	// without staging: the pool must implement ArenaStore (loads) or
+	// ArenaWriter (saves).
 	Direct bool
 	// Workers is the number of async load workers (AsyncLoader only;
 	// default DefaultWorkers).
