@@ -28,14 +28,25 @@ func runCopies(kind CopyKind, host, dev DevPtr, n int, size int64, perm []int) [
 	return out
 }
 
+// mustKernelCopier returns a kernel-mode Copier, closed when the test
+// ends, and a stream for it.
+func mustKernelCopier(t *testing.T, d Device) (*Copier, Stream) {
+	t.Helper()
+	cp, err := NewCopier(d, ModeKernel)
+	if err != nil {
+		t.Fatalf("NewCopier(kernel) error = %v", err)
+	}
+	s := mustStream(t, d)
+	t.Cleanup(func() {
+		s.Synchronize()
+		cp.Close()
+	})
+	return cp, s
+}
+
 func TestBounceFindsRuns(t *testing.T) {
 	eachDevice(t, func(t *testing.T, d Device) {
-		cp, err := NewCopier(d, ModeKernel)
-		if err != nil {
-			t.Fatalf("NewCopier(kernel) error = %v", err)
-		}
-		defer cp.Close()
-		s := mustStream(t, d)
+		cp, s := mustKernelCopier(t, d)
 		const size = 64 << 10
 		// 16 regions of 64 KiB = one 1 MiB run (moved through the bounce
 		// buffer), then 8 regions = a 512 KiB run (left to the kernel).
@@ -78,12 +89,7 @@ func TestBounceFindsRuns(t *testing.T) {
 // with the kernel copier and checks every byte.
 func TestKernelCopyThroughBounce(t *testing.T) {
 	eachDevice(t, func(t *testing.T, d Device) {
-		cp, err := NewCopier(d, ModeKernel)
-		if err != nil {
-			t.Fatalf("NewCopier(kernel) error = %v", err)
-		}
-		defer cp.Close()
-		s := mustStream(t, d)
+		cp, s := mustKernelCopier(t, d)
 		const n, size = 24, 64 << 10 // runs of 1.5 MiB
 		r := rand.New(rand.NewPCG(11, 12))
 		perm := r.Perm(2 * n)

@@ -193,12 +193,7 @@ func testCopierDirections(t *testing.T, d Device, cp *Copier) {
 
 func TestCopierGrowsDescriptors(t *testing.T) {
 	eachDevice(t, func(t *testing.T, d Device) {
-		cp, err := NewCopier(d, ModeKernel)
-		if err != nil {
-			t.Fatalf("NewCopier(kernel) error = %v", err)
-		}
-		defer cp.Close()
-		s := mustStream(t, d)
+		cp, s := mustKernelCopier(t, d)
 		const regions, size = 1000, 32
 		h := mustAllocHost(t, d, regions*size)
 		p := mustAlloc(t, d, regions*size)
@@ -407,12 +402,7 @@ func TestEncodeChunks(t *testing.T) {
 // must read its own descriptors, not those a later launch wrote.
 func TestCopierRingReuse(t *testing.T) {
 	eachDevice(t, func(t *testing.T, d Device) {
-		cp, err := NewCopier(d, ModeKernel)
-		if err != nil {
-			t.Fatalf("NewCopier(kernel) error = %v", err)
-		}
-		defer cp.Close()
-		s := mustStream(t, d)
+		cp, s := mustKernelCopier(t, d)
 		const launches, size = 3*descRingSlots + 1, 48
 		total := launches * (launches + 1) / 2 * minDescs
 		h := mustAllocHost(t, d, int64(total*size))

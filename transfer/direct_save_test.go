@@ -17,11 +17,7 @@ import (
 func TestDirectSaveMemPool(t *testing.T) {
 	for _, mode := range cuda.CopyModes {
 		t.Run(string(mode), func(t *testing.T) {
-			store, err := mem.New(mem.Options{Capacity: 1 << 20, Segments: 1, ArenaSize: 8 << 10, Eviction: mem.EvictManual})
-			if err != nil {
-				t.Fatalf("mem.New error = %v", err)
-			}
-			defer store.Close()
+			store := newSmallMemPool(t, 8 << 10)
 			f := newFixture(t, 16, newMapStore())
 			rs := append(refs("s0", 0, 0, 9), refs("s1", 1, 2, 5)...)
 			f.fillGPU(t, rs)
@@ -77,11 +73,7 @@ func (c *cancellingStore) Reserve(ctx context.Context, items []pool.PutItem, dst
 // second call fails, the first call's reservation is aborted, nothing is
 // published and nothing stays reserved (a later save stores every page).
 func TestDirectSaveCancelled(t *testing.T) {
-	store, err := mem.New(mem.Options{Capacity: 1 << 20, Segments: 1, Eviction: mem.EvictManual})
-	if err != nil {
-		t.Fatalf("mem.New error = %v", err)
-	}
-	defer store.Close()
+	store := newSmallMemPool(t, 0)
 	f := newFixture(t, 8, newMapStore())
 	rs := refs("a", 0, 0, 6)
 	f.fillGPU(t, rs)
@@ -121,11 +113,7 @@ func TestDirectSaveNeedsArenaWriter(t *testing.T) {
 // saver on one pool (the driver registers memory once): closing the
 // loader must leave the saver's arenas registered.
 func TestDirectLoaderAndSaverShareArenas(t *testing.T) {
-	store, err := mem.New(mem.Options{Capacity: 1 << 20, Segments: 1, ArenaSize: 8 << 10, Eviction: mem.EvictManual})
-	if err != nil {
-		t.Fatalf("mem.New error = %v", err)
-	}
-	defer store.Close()
+	store := newSmallMemPool(t, 8 << 10)
 	f := newFixture(t, 8, newMapStore())
 	rs := refs("sh", 0, 0, 6)
 	f.fillGPU(t, rs)

@@ -13,11 +13,7 @@ import (
 // TestDirectLoadMemPool loads from pool/mem's arenas in place, including
 // arenas the pool allocates after the loader registered the first ones.
 func TestDirectLoadMemPool(t *testing.T) {
-	store, err := mem.New(mem.Options{Capacity: 1 << 20, Segments: 1, ArenaSize: 8 << 10, Eviction: mem.EvictManual})
-	if err != nil {
-		t.Fatalf("mem.New error = %v", err)
-	}
-	defer store.Close()
+	store := newSmallMemPool(t, 8 << 10)
 	dev := testDevice(t)
 	pools, err := NewPagePools(dev, testLayout, 16)
 	if err != nil {
@@ -46,6 +42,18 @@ func TestDirectLoadMemPool(t *testing.T) {
 			t.Errorf("Close error = %v", err)
 		}
 	}
+}
+
+// newSmallMemPool is a 1 MiB embedded pool of one segment, with arenas of
+// arenaBytes (0: the default), closed when the test ends.
+func newSmallMemPool(t *testing.T, arenaBytes int64) *mem.Store {
+	t.Helper()
+	store, err := mem.New(mem.Options{Capacity: 1 << 20, Segments: 1, ArenaSize: arenaBytes, Eviction: mem.EvictManual})
+	if err != nil {
+		t.Fatalf("mem.New error = %v", err)
+	}
+	t.Cleanup(func() { store.Close() })
+	return store
 }
 
 func putAll(t *testing.T, s pool.Store, rs []PageRef) {
