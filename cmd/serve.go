@@ -105,7 +105,7 @@ $ kvctl serve --single-rank --addr 127.0.0.1:8000`,
 	fs.StringVar(&o.Role, "role", engine.RoleBoth, "connector role: both, producer (saves only), consumer (loads only) or capacity (moves nothing)")
 	fs.IntVar(&o.TransferBatchSize, "transfer-batch-size", 64, "transfer_batch_size: pages per store call")
 	fs.StringVar(&o.StagingBytes, "staging-bytes", "1GiB", "staging_buffer_bytes per direction")
-	fs.BoolVar(&o.StageThroughHost, "stage-through-host", false, "stage_through_host: move pages through staging buffers")
+	fs.BoolVar(&o.StageThroughHost, "stage-through-host", false, "stage_through_host: move pages through staging buffers (off, with --device and the embedded pool: loads and saves go straight between the pool's arenas and the device)")
 	fs.StringVar(&o.Device, "device", "", "move pages through package transfer on this device (host, cuda, cuda:N); default: direct host copies")
 	fs.DurationVar(&o.StatsInterval, "stats-interval", 0, "log prefix-hole and load stats lines on stderr at most this often (modelled time; 0: never)")
 	fs.BoolVar(&o.NoVerify, "no-verify", false, "do not compare loaded pages with the computed ones")
