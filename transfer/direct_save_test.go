@@ -17,7 +17,7 @@ import (
 func TestDirectSaveMemPool(t *testing.T) {
 	for _, mode := range cuda.CopyModes {
 		t.Run(string(mode), func(t *testing.T) {
-			store := newSmallMemPool(t, 8 << 10)
+			store := newSmallMemPool(t, 8<<10)
 			f := newFixture(t, 16, newMapStore())
 			rs := append(refs("s0", 0, 0, 9), refs("s1", 1, 2, 5)...)
 			f.fillGPU(t, rs)
@@ -113,7 +113,7 @@ func TestDirectSaveNeedsArenaWriter(t *testing.T) {
 // saver on one pool (the driver registers memory once): closing the
 // loader must leave the saver's arenas registered.
 func TestDirectLoaderAndSaverShareArenas(t *testing.T) {
-	store := newSmallMemPool(t, 8 << 10)
+	store := newSmallMemPool(t, 8<<10)
 	f := newFixture(t, 8, newMapStore())
 	rs := refs("sh", 0, 0, 6)
 	f.fillGPU(t, rs)

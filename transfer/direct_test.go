@@ -13,7 +13,7 @@ import (
 // TestDirectLoadMemPool loads from pool/mem's arenas in place, including
 // arenas the pool allocates after the loader registered the first ones.
 func TestDirectLoadMemPool(t *testing.T) {
-	store := newSmallMemPool(t, 8 << 10)
+	store := newSmallMemPool(t, 8<<10)
 	dev := testDevice(t)
 	pools, err := NewPagePools(dev, testLayout, 16)
 	if err != nil {
