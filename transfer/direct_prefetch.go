@@ -16,13 +16,46 @@ type directScratch struct {
 	views [][]byte // views (loads) or places (saves)
 	codes []pool.Code
 	ptrs  []cuda.DevPtr
+	// copies are the set's copies, described by the goroutines of its
+	// store calls: item i's are copies[ends[i-1]:ends[i]].
+	copies []cuda.Copy
+	ends   []int
+	// gathers are a save set's copies of the pages reserved.
+	gathers []cuda.Copy
 }
 
-func newDirectScratch(n int) *directScratch {
+// newDirectScratch is the scratch of a set of up to n pages of up to
+// regions regions each.
+func newDirectScratch(n, regions int) *directScratch {
 	return &directScratch{
 		keys: make([]string, n), items: make([]pool.PutItem, n), views: make([][]byte, n),
 		codes: make([]pool.Code, n), ptrs: make([]cuda.DevPtr, n),
+		copies: make([]cuda.Copy, n*regions), ends: make([]int, n),
 	}
+}
+
+// place records where each of items' copies go in d.copies.
+func (d *directScratch) place(items []pageItem) {
+	end := 0
+	for i, it := range items {
+		end += it.regions()
+		d.ends[i] = end
+	}
+}
+
+// describe writes the copies of items[lo:hi] whose places (d.ptrs) are
+// known and for which ok says so, for kind.
+func (d *directScratch) describe(items []pageItem, lo, hi int, kind cuda.CopyKind, ok func(i int) bool) {
+	for i := lo; i < hi; i++ {
+		if d.ptrs[i] != 0 && ok(i) {
+			describePage(d.copies[d.ends[i]-items[i].regions():d.ends[i]], items[i], d.ptrs[i], kind)
+		}
+	}
+}
+
+// kept compacts the set's copies to those of the items keep accepts.
+func (d *directScratch) kept(k int, keep func(i int) bool) []cuda.Copy {
+	return compactCopies(d.copies, d.ends[:k], keep)
 }
 
 // prefetch is a direct set whose store calls (ViewBatch for loads,

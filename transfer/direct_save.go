@@ -3,6 +3,7 @@ package transfer
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/kvctl/kvctl/cuda"
 	"github.com/kvctl/kvctl/pool"
@@ -46,49 +47,57 @@ func (c *saveCall) startReserve(ctx context.Context) (*prefetch, error) {
 
 // reserveChunks reserves set s's k pages in batches of Slots pages, one
 // Reserve call each, one after the other (Reserve takes the pool's index
-// lock: concurrent calls would only queue on it), and translates the
-// places to device addresses; s keeps the reservations.
+// lock: concurrent calls would only queue on it), translates the places to
+// device addresses and describes the gathers into them; s keeps the
+// reservations.
 func (c *saveCall) reserveChunks(ctx context.Context, s *slotSet, k int) (int, error) {
 	l, d := c.s.lane, s.direct
 	for i, it := range s.items {
 		d.items[i] = pool.PutItem{Key: it.key, Size: it.bytes, Options: c.jobs[it.job].Options}
 	}
 	defer clear(d.items[:k])
+	d.place(s.items)
 	return chunkCalls(k, l.geo.Slots, 1, func(_, lo, hi int) error {
 		r, err := l.arenas.writer.Reserve(ctx, d.items[lo:hi], d.views[lo:hi], d.codes[lo:hi])
 		if r != nil {
 			s.reserved = append(s.reserved, r)
 		}
-		if err != nil {
-			return err
+		if err == nil {
+			err = l.arenas.ptrs(d.views[lo:hi], d.ptrs[lo:hi])
 		}
-		return l.arenas.ptrs(d.views[lo:hi], d.ptrs[lo:hi])
+		d.describe(s.items, lo, hi, cuda.DeviceToHost, func(i int) bool { return d.codes[i] == pool.OK })
+		return err
 	})
 }
 
 // finishReserve waits for a set's reservations (the put phase: PutStart
 // without the bytes), counts the pages refused, and keeps in the set the
-// pages reserved, with their places.
+// pages reserved and their gathers.
 func (c *saveCall) finishReserve(f *prefetch) error {
 	f.wait()
 	c.calls += int64(f.calls)
 	s, d := f.set, f.set.direct
-	clear(d.views[:len(s.items)])
+	k := len(s.items)
+	clear(d.views[:k])
 	c.p.clk.lap(PhasePut)
 	if f.err != nil {
 		s.finish()
-		return fmt.Errorf("pool reserve of %d pages: %w", len(s.items), f.err)
+		return fmt.Errorf("pool reserve of %d pages: %w", k, f.err)
 	}
-	kept := s.items[:0]
-	for i, it := range s.items {
-		if d.codes[i] == pool.OK {
-			d.ptrs[len(kept)] = d.ptrs[i]
+	reserved := func(i int) bool { return d.codes[i] == pool.OK }
+	d.gathers = d.copies[:d.ends[k-1]]
+	if slices.ContainsFunc(d.codes[:k], func(code pool.Code) bool { return code != pool.OK }) {
+		d.gathers = d.kept(k, reserved)
+		kept := s.items[:0]
+		for i, it := range s.items {
+			if !reserved(i) {
+				c.count([]pageItem{it}, d.codes[i:i+1])
+				continue
+			}
 			kept = append(kept, it)
-			continue
 		}
-		c.count([]pageItem{it}, d.codes[i:i+1])
+		s.items = kept
 	}
-	s.items = kept
 	return nil
 }
 
@@ -99,10 +108,8 @@ func (c *saveCall) gather(s *slotSet) error {
 		s.finish()
 		return nil
 	}
-	l, d := c.s.lane, s.direct
-	l.describe(s.items, cuda.DeviceToHost, func(i int) cuda.DevPtr { return d.ptrs[i] })
 	c.p.clk.lap(PhaseDescribe)
-	return c.p.submit(s, cuda.DeviceToHost, l.copies, PhaseStage)
+	return c.p.submit(s, cuda.DeviceToHost, s.direct.gathers, PhaseStage)
 }
 
 // commit publishes a set's values once its gathers finished and counts

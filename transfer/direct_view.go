@@ -2,6 +2,7 @@ package transfer
 
 import (
 	"context"
+	"slices"
 
 	"github.com/kvctl/kvctl/cuda"
 	"github.com/kvctl/kvctl/pool"
@@ -20,8 +21,7 @@ func (c *loadCall) runDirect(ctx context.Context) error {
 			next, err = c.startView(ctx)
 		}
 		if err == nil {
-			d := cur.set.direct
-			err = c.unstage(cur.set, func(i int) cuda.DevPtr { return d.ptrs[i] })
+			err = c.unstageDirect(cur.set)
 		}
 		if err != nil {
 			next.wait()
@@ -43,18 +43,22 @@ func (c *loadCall) startView(ctx context.Context) (*prefetch, error) {
 }
 
 // viewChunks looks set s's k pages up in batches of Slots pages (one
-// ViewBatch call each, up to Parallel at once) and translates the views to
-// device addresses; s keeps the releases.
+// ViewBatch call each, up to Parallel at once), translates the views to
+// device addresses and describes the copies of the pages found whole; s
+// keeps the releases.
 func (c *loadCall) viewChunks(s *slotSet, k int) (int, error) {
 	arenas, d := c.l.arenas, s.direct
 	for i, it := range s.items {
 		d.keys[i] = it.key
 	}
+	d.place(s.items)
 	chunk := c.l.geo.Slots
 	releases := make([]func(), (k+chunk-1)/chunk)
 	calls, err := chunkCalls(k, chunk, c.l.fan.most, func(j, lo, hi int) error {
 		releases[j] = arenas.views.ViewBatch(d.keys[lo:hi], d.views[lo:hi], d.codes[lo:hi])
-		return arenas.ptrs(d.views[lo:hi], d.ptrs[lo:hi])
+		err := arenas.ptrs(d.views[lo:hi], d.ptrs[lo:hi])
+		d.describe(s.items, lo, hi, cuda.HostToDevice, func(i int) bool { return viewedWhole(d, i, s.items[i]) })
+		return err
 	})
 	s.releases = append(s.releases, releases...)
 	return calls, err
@@ -67,7 +71,7 @@ func (c *loadCall) finishView(f *prefetch) error {
 	c.calls += int64(f.calls)
 	d := f.set.direct
 	for i, it := range f.set.items {
-		if f.err == nil && (d.codes[i] != pool.OK || d.ptrs[i] == 0 || int64(len(d.views[i])) != it.bytes) {
+		if f.err == nil && !viewedWhole(d, i, it) {
 			d.ptrs[i] = 0
 			markMissing(c.results, c.failed, it)
 		}
@@ -75,4 +79,24 @@ func (c *loadCall) finishView(f *prefetch) error {
 	clear(d.views[:len(f.set.items)])
 	c.p.clk.lap(PhaseGet)
 	return f.err
+}
+
+// viewedWhole says whether item it (number i of its set) was found with
+// its page's size and a device address.
+func viewedWhole(d *directScratch, i int, it pageItem) bool {
+	return d.codes[i] == pool.OK && d.ptrs[i] != 0 && int64(len(d.views[i])) == it.bytes
+}
+
+// unstageDirect queues the copies of set s's pages of requests still
+// whole, described by its views' goroutines.
+func (c *loadCall) unstageDirect(s *slotSet) error {
+	k := len(s.items)
+	failed := func(it pageItem) bool { return c.failed[it.job] }
+	copies := s.direct.copies[:s.direct.ends[k-1]]
+	if slices.ContainsFunc(s.items, failed) {
+		copies = s.direct.kept(k, func(i int) bool { return !failed(s.items[i]) })
+		s.items = slices.DeleteFunc(s.items, failed)
+	}
+	c.p.clk.lap(PhaseDescribe)
+	return c.p.submit(s, cuda.HostToDevice, copies, PhaseUnstage)
 }

@@ -2,6 +2,7 @@ package transfer
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/kvctl/kvctl/cuda"
 	"github.com/kvctl/kvctl/pool"
@@ -77,7 +78,7 @@ func (l *lane) open() error {
 			return err
 		}
 		if l.arenas != nil {
-			s.direct = newDirectScratch(l.most)
+			s.direct = newDirectScratch(l.most, maxRegions(l.o.Pools))
 		} else {
 			s.keys, s.bufs, s.n = make([]string, l.geo.Slots), make([][]byte, l.geo.Slots), make([]int64, l.geo.Slots)
 		}
@@ -117,33 +118,55 @@ func (l *lane) slotPtr(s *slotSet) func(i int) cuda.DevPtr {
 func (l *lane) describe(batch []pageItem, kind cuda.CopyKind, base func(i int) cuda.DevPtr) {
 	l.copies, l.spans = l.copies[:0], l.spans[:0]
 	for i, it := range batch {
-		if base(i) != 0 {
-			off := int64(0)
-			for r, rb := range it.pool.group.RegionBytes {
-				host, gpu := base(i).Add(off), it.pool.Region(it.page, r)
-				c := cuda.Copy{Dst: gpu, Src: host, Bytes: rb}
-				if kind == cuda.DeviceToHost {
-					c = cuda.Copy{Dst: host, Src: gpu, Bytes: rb}
-				}
-				l.copies = append(l.copies, c)
-				off += rb
-			}
+		if b := base(i); b != 0 {
+			n := len(l.copies)
+			l.copies = slices.Grow(l.copies, it.regions())[:n+it.regions()]
+			describePage(l.copies[n:], it, b, kind)
 		}
 		l.spans = append(l.spans, len(l.copies))
 	}
 }
 
-// keep compacts l.copies to those of the items keep accepts.
-func (l *lane) keep(batch []pageItem, keep func(i int) bool) []cuda.Copy {
+// describePage writes into dst (it.regions() long) the copies between
+// the page's pool value at base (regions concatenated) and its GPU page,
+// for kind.
+func describePage(dst []cuda.Copy, it pageItem, base cuda.DevPtr, kind cuda.CopyKind) {
+	off := int64(0)
+	for r, rb := range it.pool.group.RegionBytes {
+		host, gpu := base.Add(off), it.pool.Region(it.page, r)
+		dst[r] = cuda.Copy{Dst: gpu, Src: host, Bytes: rb}
+		if kind == cuda.DeviceToHost {
+			dst[r] = cuda.Copy{Dst: host, Src: gpu, Bytes: rb}
+		}
+		off += rb
+	}
+}
+
+// maxRegions is the most regions a page of the pools has.
+func maxRegions(pools []*PagePool) int {
+	n := 1
+	for _, p := range pools {
+		n = max(n, len(p.group.RegionBytes))
+	}
+	return n
+}
+
+// compactCopies keeps, in place, the copies of the items keep accepts;
+// item i's copies are copies[ends[i-1]:ends[i]].
+func compactCopies(copies []cuda.Copy, ends []int, keep func(i int) bool) []cuda.Copy {
 	out, start := 0, 0
-	for i := range batch {
-		end := l.spans[i]
+	for i, end := range ends {
 		if keep(i) {
-			out += copy(l.copies[out:], l.copies[start:end])
+			out += copy(copies[out:], copies[start:end])
 		}
 		start = end
 	}
-	return l.copies[:out]
+	return copies[:out]
+}
+
+// keep compacts l.copies to those of the items keep accepts.
+func (l *lane) keep(keep func(i int) bool) []cuda.Copy {
+	return compactCopies(l.copies, l.spans, keep)
 }
 
 // nextBatch collects up to l.most items (a set's worth) from

@@ -50,13 +50,12 @@ func (l *lane) load(ctx context.Context, jobs []LoadJob) ([]LoadResult, error) {
 	results := make([]LoadResult, len(jobs))
 	clk := newPhaseClock(l.o.Stats != nil)
 	defer clk.stop()
-	items := make([]pageItem, 0, countLoadPages(jobs))
-	var err error
 	for j, job := range jobs {
 		results[j] = LoadResult{RequestID: job.RequestID, Pages: len(job.Pages)}
-		if items, err = resolvePages(items, l.o.Pools, j, job.Pages); err != nil {
-			return results, fmt.Errorf("load request %q: %w", job.RequestID, err)
-		}
+	}
+	items, bad, err := resolveAll(l.o.Pools, len(jobs), func(j int) []PageRef { return jobs[j].Pages })
+	if err != nil {
+		return results, fmt.Errorf("load request %q: %w", jobs[bad].RequestID, err)
 	}
 	clk.lap(PhaseResolve)
 	for _, job := range jobs {
@@ -158,13 +157,4 @@ func (l *Loader) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return errors.Join(l.lane.close(), l.arenas.close())
-}
-
-// countLoadPages is the number of pages of the jobs.
-func countLoadPages(jobs []LoadJob) int {
-	n := 0
-	for _, j := range jobs {
-		n += len(j.Pages)
-	}
-	return n
 }

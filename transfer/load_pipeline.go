@@ -112,7 +112,7 @@ func (c *loadCall) unstage(s *slotSet, base func(i int) cuda.DevPtr) error {
 	batch := s.items
 	l.describe(batch, cuda.HostToDevice, base)
 	c.p.clk.lap(PhaseDescribe)
-	copies := l.keep(batch, func(i int) bool { return !c.failed[batch[i].job] })
+	copies := l.keep(func(i int) bool { return !c.failed[batch[i].job] })
 	s.items = slices.DeleteFunc(batch, func(it pageItem) bool { return c.failed[it.job] })
 	return c.p.submit(s, cuda.HostToDevice, copies, PhaseUnstage)
 }

@@ -149,22 +149,22 @@ type pageItem struct {
 	bytes int64
 }
 
-// resolvePages checks every reference and appends the resolved pages; a
-// reference to a page that does not exist is an error, never a silent
+// regions is the number of regions of the item's page.
+func (it pageItem) regions() int { return len(it.pool.group.RegionBytes) }
+
+// resolvePage checks reference r (the i-th of its job) and resolves it;
+// a reference to a page that does not exist is an error, never a silent
 // drop.
-func resolvePages(out []pageItem, pools []*PagePool, job int, refs []PageRef) ([]pageItem, error) {
-	for i, r := range refs {
-		if r.Key == "" {
-			return out, fmt.Errorf("page %d: empty key", i)
-		}
-		if r.LayerGroup < 0 || r.LayerGroup >= len(pools) {
-			return out, fmt.Errorf("page %d (%q): layer group %d, want 0 to %d", i, r.Key, r.LayerGroup, len(pools)-1)
-		}
-		p := pools[r.LayerGroup]
-		if r.Page < 0 || r.Page >= p.pages {
-			return out, fmt.Errorf("page %d (%q): GPU page %d of layer group %d, want 0 to %d", i, r.Key, r.Page, r.LayerGroup, p.pages-1)
-		}
-		out = append(out, pageItem{job: job, key: r.Key, pool: p, page: r.Page, bytes: p.group.PageBytes()})
+func resolvePage(pools []*PagePool, job, i int, r PageRef) (pageItem, error) {
+	if r.Key == "" {
+		return pageItem{}, fmt.Errorf("page %d: empty key", i)
 	}
-	return out, nil
+	if r.LayerGroup < 0 || r.LayerGroup >= len(pools) {
+		return pageItem{}, fmt.Errorf("page %d (%q): layer group %d, want 0 to %d", i, r.Key, r.LayerGroup, len(pools)-1)
+	}
+	p := pools[r.LayerGroup]
+	if r.Page < 0 || r.Page >= p.pages {
+		return pageItem{}, fmt.Errorf("page %d (%q): GPU page %d of layer group %d, want 0 to %d", i, r.Key, r.Page, r.LayerGroup, p.pages-1)
+	}
+	return pageItem{job: job, key: r.Key, pool: p, page: r.Page, bytes: p.group.PageBytes()}, nil
 }

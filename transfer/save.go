@@ -101,13 +101,12 @@ func (s *Saver) SaveAll(ctx context.Context, jobs []SaveJob, after cuda.Event) (
 	results := make([]SaveResult, len(jobs))
 	clk := newPhaseClock(l.o.Stats != nil)
 	defer clk.stop()
-	items := make([]pageItem, 0, countSavePages(jobs))
-	var err error
 	for j, job := range jobs {
 		results[j] = SaveResult{RequestID: job.RequestID, Pages: len(job.Pages)}
-		if items, err = resolvePages(items, l.o.Pools, j, job.Pages); err != nil {
-			return results, fmt.Errorf("save request %q: %w", job.RequestID, err)
-		}
+	}
+	items, bad, err := resolveAll(l.o.Pools, len(jobs), func(j int) []PageRef { return jobs[j].Pages })
+	if err != nil {
+		return results, fmt.Errorf("save request %q: %w", jobs[bad].RequestID, err)
 	}
 	clk.lap(PhaseResolve)
 	if after != nil {
@@ -164,13 +163,4 @@ func (s *Saver) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return errors.Join(s.lane.close(), s.lane.arenas.close())
-}
-
-// countSavePages is the number of pages of the jobs.
-func countSavePages(jobs []SaveJob) int {
-	n := 0
-	for _, j := range jobs {
-		n += len(j.Pages)
-	}
-	return n
 }

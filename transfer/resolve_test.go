@@ -1,0 +1,43 @@
+package transfer
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestResolveAllParallel resolves enough pages to split the work, with bad
+// references in two jobs: the first bad job in job order is reported, and
+// the good jobs' pages are in order.
+func TestResolveAllParallel(t *testing.T) {
+	f := newFixture(t, 16, newMapStore())
+	const jobs, per = 1200, 40 // 48,000 pages: several goroutines
+	refs := make([][]PageRef, jobs)
+	for j := range refs {
+		refs[j] = refs16(j, per)
+	}
+	items, bad, err := resolveAll(f.pools, jobs, func(j int) []PageRef { return refs[j] })
+	if err != nil || bad != -1 || len(items) != jobs*per {
+		t.Fatalf("resolveAll = %d items, job %d, %v; want %d items, no error", len(items), bad, err, jobs*per)
+	}
+	for i, it := range items {
+		if it.job != i/per || it.key != refs[i/per][i%per].Key || it.page != i%16 {
+			t.Fatalf("item %d = job %d %q page %d, want job %d %q page %d", i, it.job, it.key, it.page, i/per, refs[i/per][i%per].Key, i%16)
+		}
+	}
+	refs[1100][3].Page = 99
+	refs[700][0].Key = ""
+	_, bad, err = resolveAll(f.pools, jobs, func(j int) []PageRef { return refs[j] })
+	if bad != 700 || err == nil || !strings.Contains(err.Error(), "empty key") {
+		t.Errorf("resolveAll with bad jobs 700 and 1100 = job %d, %v; want job 700, empty key", bad, err)
+	}
+}
+
+// refs16 are n references of job j to GPU pages 0-15 of group 0.
+func refs16(j, n int) []PageRef {
+	out := make([]PageRef, n)
+	for i := range out {
+		out[i] = PageRef{Key: "r-" + strconv.Itoa(j*n+i), Page: (j*n + i) % 16}
+	}
+	return out
+}
