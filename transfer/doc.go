@@ -69,8 +69,9 @@
 // into them and commit the reservations once the copies finished (PutEnd;
 // a failure aborts them). pool/mem's Store is both. Direct mode works in
 // sets of whole batches worth at least DirectLaunchBytes: a set's store
-// calls (one per batch) run on other goroutines while the previous set's
-// copies are queued, and the set is copied in one launch. A set holds its
+// calls (one per batch) and the description of its copies run on other
+// goroutines while the previous set's copies are queued, and the set is
+// copied in one launch. A set holds its
 // views or reservations until its copies finished; up to StagingBuffers
 // sets (default DefaultDirectDepth) are in flight. A request with a page
 // missing fails as a whole: its pages in the same set are not copied.
