@@ -90,3 +90,35 @@ func startDirect(p *pipeline, batch []pageItem, calls func(s *slotSet, k int) (i
 	f.wg.Go(func() { f.calls, f.err = calls(s, len(batch)) })
 	return f, nil
 }
+
+// directStep is what a direct load or save does with its sets: start the
+// next set's store calls (nil when no page is left), finish a set's calls
+// once they returned, and queue its copies.
+type directStep struct {
+	start  func() (*prefetch, error)
+	finish func(f *prefetch) error
+	submit func(s *slotSet) error
+}
+
+// runSets runs set after set: once set k's store calls returned, the calls
+// of set k+1 start (on other goroutines) before set k's copies are queued,
+// so that they overlap.
+func runSets(step directStep) error {
+	cur, err := step.start()
+	for cur != nil && err == nil {
+		err = step.finish(cur)
+		var next *prefetch
+		if err == nil {
+			next, err = step.start()
+		}
+		if err == nil {
+			err = step.submit(cur.set)
+		}
+		if err != nil {
+			next.wait()
+			return err
+		}
+		cur = next
+	}
+	return err
+}

@@ -15,23 +15,11 @@ import (
 // straight into them, and the set's reservations are committed (commit)
 // once its copies finished. Up to StagingBuffers sets are in flight.
 func (c *saveCall) runDirect(ctx context.Context) error {
-	cur, err := c.startReserve(ctx)
-	for cur != nil && err == nil {
-		err = c.finishReserve(cur)
-		var next *prefetch
-		if err == nil {
-			next, err = c.startReserve(ctx)
-		}
-		if err == nil {
-			err = c.gather(cur.set)
-		}
-		if err != nil {
-			next.wait()
-			return err
-		}
-		cur = next
-	}
-	return err
+	return runSets(directStep{
+		start:  func() (*prefetch, error) { return c.startReserve(ctx) },
+		finish: c.finishReserve,
+		submit: c.gather,
+	})
 }
 
 // startReserve starts the reservations of the next set's pages; nil when

@@ -13,23 +13,11 @@ import (
 // other goroutines) before set k's copies are described and queued. A set
 // holds its views until its copies finished.
 func (c *loadCall) runDirect(ctx context.Context) error {
-	cur, err := c.startView(ctx)
-	for cur != nil && err == nil {
-		err = c.finishView(cur)
-		var next *prefetch
-		if err == nil {
-			next, err = c.startView(ctx)
-		}
-		if err == nil {
-			err = c.unstageDirect(cur.set)
-		}
-		if err != nil {
-			next.wait()
-			return err
-		}
-		cur = next
-	}
-	return err
+	return runSets(directStep{
+		start:  func() (*prefetch, error) { return c.startView(ctx) },
+		finish: c.finishView,
+		submit: c.unstageDirect,
+	})
 }
 
 // startView starts the views of the next set's pages, skipping requests

@@ -125,16 +125,24 @@ func NewLoader(o Options) (*Loader, error) {
 	return &Loader{lane: l, arenas: arenas}, nil
 }
 
-// directArenas registers the pool's arenas when o.Direct is set.
+// directArenas registers the pool's arenas for direct loads when o.Direct
+// is set.
 func directArenas(o Options) (*arenaMap, error) {
+	store, ok := o.Pool.(ArenaStore)
+	return directArenaMap(o, store, ok, "expose its arenas")
+}
+
+// directArenaMap registers the pool's arenas when o.Direct is set; src is
+// the pool as the direction needs it, when ok says it is one (else what
+// the pool lacks is named).
+func directArenaMap(o Options, src arenaSource, ok bool, lacks string) (*arenaMap, error) {
 	if !o.Direct {
 		return nil, nil
 	}
-	store, ok := o.Pool.(ArenaStore)
 	if !ok {
-		return nil, fmt.Errorf("direct mode: pool %T does not expose its arenas (want an embedded mem:// pool)", o.Pool)
+		return nil, fmt.Errorf("direct mode: pool %T does not %s (want an embedded mem:// pool)", o.Pool, lacks)
 	}
-	return openArenaMap(o.Device, store)
+	return openArenaMap(o.Device, src)
 }
 
 // Geometry returns the staging geometry (Warning says when the batch was

@@ -67,14 +67,8 @@ func NewSaver(o Options) (*Saver, error) {
 // directWriter registers the pool's arenas for direct saves when o.Direct
 // is set.
 func directWriter(o Options) (*arenaMap, error) {
-	if !o.Direct {
-		return nil, nil
-	}
 	w, ok := o.Pool.(ArenaWriter)
-	if !ok {
-		return nil, fmt.Errorf("direct mode: pool %T does not place values in its arenas (want an embedded mem:// pool)", o.Pool)
-	}
-	return openArenaMap(o.Device, w)
+	return directArenaMap(o, w, ok, "place values in its arenas")
 }
 
 // Geometry returns the staging geometry.
