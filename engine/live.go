@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kvctl/kvctl/internal/ctxwait"
 	"github.com/kvctl/kvctl/stats"
 	"github.com/kvctl/kvctl/workload"
 )
@@ -242,14 +243,7 @@ func (l *Live) pace(ctx context.Context) bool {
 	if ahead <= 0 {
 		return true
 	}
-	t := time.NewTimer(ahead)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
+	return ctxwait.Sleep(ctx, ahead)
 }
 
 // publish copies the counters for Stats.

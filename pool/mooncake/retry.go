@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kvctl/kvctl/internal/ctxwait"
 	"github.com/kvctl/kvctl/pool"
 )
 
@@ -37,7 +38,7 @@ func (c *client) retry(ctx context.Context, path string, attempt func(context.Co
 		if errors.As(err, &f) || !transient(err) || attempts > c.opts.Retries || ctx.Err() != nil {
 			return c.explain(path, err, attempts)
 		}
-		if !sleep(ctx, jitter(pause)) {
+		if !ctxwait.Sleep(ctx, jitter(pause)) {
 			return c.explain(path, err, attempts)
 		}
 		pause = min(pause*2, maxBackoff)
@@ -119,16 +120,4 @@ func connectionError(err error) bool {
 // jitter spreads a pause by up to 20% either way.
 func jitter(d time.Duration) time.Duration {
 	return time.Duration(float64(d) * (0.8 + 0.4*rand.Float64()))
-}
-
-// sleep pauses for d, returning false when ctx ends first.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }
