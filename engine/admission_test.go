@@ -47,15 +47,7 @@ func TestAdmissionQueryChargesParks(t *testing.T) {
 		runOK(t, cfg, reqs)
 		cfg.Clock, cfg.AsyncLoad, cfg.MaxBatchSize = NewClock(), true, 2
 		cfg.AdmissionQuery, cfg.MaxUnchargedParks = tt.query, 1
-		e, err := newEngine(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range reqs {
-			if err := e.arrive(r); err != nil {
-				t.Fatal(err)
-			}
-		}
+		e := arrivedEngine(t, cfg, reqs...)
 		if err := e.iteration(context.Background()); err != nil {
 			t.Fatal(err)
 		}

@@ -14,6 +14,13 @@ func newTestEngine(t *testing.T, edit func(*Config), reqs ...workload.Request) *
 	t.Helper()
 	cfg, _ := testConfig(t)
 	edit(&cfg)
+	return arrivedEngine(t, cfg, reqs...)
+}
+
+// arrivedEngine returns an engine of cfg with the given requests already
+// arrived.
+func arrivedEngine(t *testing.T, cfg Config, reqs ...workload.Request) *engine {
+	t.Helper()
 	e, err := newEngine(cfg)
 	if err != nil {
 		t.Fatal(err)
