@@ -17,10 +17,11 @@ type globalOptions struct {
 	Output string
 	Color  string
 	Quiet  bool
-	// CPUProfile is --cpuprofile's file; profile is the profile being
-	// written to it.
+	// CPUProfile is --cpuprofile's file and ExecTrace --exectrace's; profile is
+	// what is being written to them.
 	CPUProfile string
-	profile    *cpuProfile
+	ExecTrace  string
+	profile    *profiling
 }
 
 // checkOutput refuses an --output value the command does not offer.

@@ -31,7 +31,7 @@ func run(ctx context.Context, ios *IOStreams, args []string) int {
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if perr := g.profile.stop(); err == nil && perr != nil {
-		err = fmt.Errorf("--cpuprofile: %w", perr)
+		err = perr
 	}
 	if err == nil {
 		return ExitOK
@@ -81,7 +81,7 @@ Exit codes: 0 ok, 1 failure, 2 usage error, 3 verification failed,
 				return err
 			}
 			var err error
-			g.profile, err = startCPUProfile(g.CPUProfile)
+			g.profile, err = startProfiling(g.CPUProfile, g.ExecTrace)
 			return err
 		},
 	}
@@ -94,6 +94,7 @@ Exit codes: 0 ok, 1 failure, 2 usage error, 3 verification failed,
 	pf.StringVar(&g.Color, "color", "auto", "colour: auto (terminal, NO_COLOR unset, TERM not dumb), always or never")
 	pf.BoolVarP(&g.Quiet, "quiet", "q", false, "print no progress or notes on stderr")
 	pf.StringVar(&g.CPUProfile, "cpuprofile", "", "write a CPU profile of the command to this file (go tool pprof)")
+	pf.StringVar(&g.ExecTrace, "exectrace", "", "write an execution trace of the command to this file (go tool trace)")
 	for _, c := range subcommands(ios, g) {
 		root.AddCommand(c)
 	}

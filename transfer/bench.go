@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"runtime/pprof"
 	"time"
 
 	"github.com/kvctl/kvctl/cuda"
@@ -248,6 +249,13 @@ func (b *benchRun) jobs() []LoadJob {
 	return jobs
 }
 
+// timed runs fn, the timed part of a bench run, with its goroutines (and
+// those they start) labelled bench=timed, so that a CPU profile of the
+// whole command can be narrowed to it: go tool pprof -tagfocus=bench=timed.
+func timed(ctx context.Context, fn func(ctx context.Context)) {
+	pprof.Do(ctx, pprof.Labels("bench", "timed"), fn)
+}
+
 func (b *benchRun) key(i int) string {
 	return fmt.Sprintf("%s/%d/%d/%d", b.o.KeyPrefix, b.o.PageBytes, b.o.Seed, i)
 }
@@ -287,8 +295,9 @@ func (b *benchRun) runLoad(ctx context.Context) ([]LoadResult, Geometry, float64
 			return nil, Geometry{}, 0, fmt.Errorf("bench: %w", err)
 		}
 		defer l.Close()
+		var results []LoadResult
 		start := time.Now()
-		results, err := l.Load(ctx, jobs)
+		timed(ctx, func(ctx context.Context) { results, err = l.Load(ctx, jobs) })
 		return results, l.Geometry(), time.Since(start).Seconds(), err
 	}
 	a, err := NewAsyncLoader(b.options())
@@ -297,13 +306,18 @@ func (b *benchRun) runLoad(ctx context.Context) ([]LoadResult, Geometry, float64
 	}
 	defer a.Close()
 	start := time.Now()
+	timed(ctx, func(ctx context.Context) { err = submitAll(ctx, a, jobs) })
+	return a.Finished(), a.Geometry(), time.Since(start).Seconds(), err
+}
+
+// submitAll submits every job to a and waits for them.
+func submitAll(ctx context.Context, a *AsyncLoader, jobs []LoadJob) error {
 	for _, j := range jobs {
 		if err := a.Submit(j); err != nil {
-			return nil, Geometry{}, 0, err
+			return err
 		}
 	}
-	err = a.Wait(ctx)
-	return a.Finished(), a.Geometry(), time.Since(start).Seconds(), err
+	return a.Wait(ctx)
 }
 
 func (b *benchRun) save(ctx context.Context) error {
@@ -329,8 +343,9 @@ func (b *benchRun) save(ctx context.Context) error {
 	for _, j := range b.jobs() {
 		jobs = append(jobs, SaveJob{RequestID: j.RequestID, Pages: j.Pages})
 	}
+	var results []SaveResult
 	start := time.Now()
-	results, err := s.SaveAll(ctx, jobs, ready)
+	timed(ctx, func(ctx context.Context) { results, err = s.SaveAll(ctx, jobs, ready) })
 	b.res.Seconds = time.Since(start).Seconds()
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)

@@ -173,3 +173,63 @@ func putAllLayout(b *testing.B, s pool.Store, layout Layout, rs []PageRef) {
 		b.Fatal(err)
 	}
 }
+
+// BenchmarkDirect4KiB measures direct-mode loads and saves of 4 KiB pages
+// (kernel copies) on host emulation: the per-page costs of the store calls
+// and of describing the copies, which are the same on a GPU. Saves remove
+// their keys between rounds, untimed.
+func BenchmarkDirect4KiB(b *testing.B) {
+	const pages, regions, regionBytes = 16384, 2, 2 << 10
+	dev := testDevice(b)
+	store, err := mem.New(mem.Options{Capacity: 128 << 20, Segments: 1, Eviction: mem.EvictManual})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer store.Close()
+	layout, _ := UniformLayout(1, regions, regions*regionBytes)
+	pools, err := NewPagePools(dev, layout, pages)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ClosePagePools(pools)
+	rs := refs("p", 0, 0, pages)
+	o := Options{Device: dev, Pool: store, Pools: pools, Mode: cuda.ModeKernel, Batch: 64, Direct: true}
+	b.Run("load", func(b *testing.B) {
+		putAllLayout(b, store, layout, rs)
+		l, err := NewLoader(o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer l.Close()
+		b.SetBytes(pages * regions * regionBytes)
+		for b.Loop() {
+			if _, err := l.Load(context.Background(), []LoadJob{{RequestID: "r", Pages: rs}}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("save", func(b *testing.B) {
+		s, err := NewSaver(o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Close()
+		keys := make([]string, pages)
+		for i, r := range rs {
+			keys[i] = r.Key
+		}
+		codes := make([]pool.Code, pages)
+		b.SetBytes(pages * regions * regionBytes)
+		for range b.N {
+			b.StopTimer()
+			if err := store.Remove(context.Background(), keys, true, codes); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			res, err := s.Save(context.Background(), SaveJob{RequestID: "r", Pages: rs}, nil)
+			if err != nil || res.Stored != pages {
+				b.Fatalf("Save = %+v, %v, want %d pages stored", res, err, pages)
+			}
+		}
+	})
+}

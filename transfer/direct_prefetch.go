@@ -1,8 +1,6 @@
 package transfer
 
 import (
-	"sync"
-
 	"github.com/kvctl/kvctl/cuda"
 	"github.com/kvctl/kvctl/pool"
 )
@@ -59,25 +57,27 @@ func (d *directScratch) kept(k int, keep func(i int) bool) []cuda.Copy {
 }
 
 // prefetch is a direct set whose store calls (ViewBatch for loads,
-// Reserve for saves) run on other goroutines.
+// Reserve for saves) run on the call's crew.
 type prefetch struct {
 	set   *slotSet
-	wg    sync.WaitGroup
+	task  *crewTask
 	calls int
 	err   error
 }
 
-// wait waits for the set's store calls.
+// wait waits for the set's store calls, helping with them; later calls do
+// nothing.
 func (f *prefetch) wait() {
-	if f != nil {
-		f.wg.Wait()
+	if f != nil && f.task != nil {
+		f.calls, f.err = f.task.wait()
+		f.task = nil
 	}
 }
 
 // startDirect acquires the next set for batch (waiting for its last
-// copies) and starts calls(set, k) on a goroutine of its own; nil when
-// the batch is empty.
-func startDirect(p *pipeline, batch []pageItem, calls func(s *slotSet, k int) (int, error)) (*prefetch, error) {
+// copies) and posts its store calls with post(set, k) to the crew; nil
+// when the batch is empty.
+func startDirect(p *pipeline, batch []pageItem, post func(s *slotSet, k int) *crewTask) (*prefetch, error) {
 	if len(batch) == 0 {
 		return nil, nil
 	}
@@ -86,30 +86,28 @@ func startDirect(p *pipeline, batch []pageItem, calls func(s *slotSet, k int) (i
 		return nil, err
 	}
 	s.items = append(s.items[:0], batch...)
-	f := &prefetch{set: s}
-	f.wg.Go(func() { f.calls, f.err = calls(s, len(batch)) })
-	return f, nil
+	return &prefetch{set: s, task: post(s, len(batch))}, nil
 }
 
 // directStep is what a direct load or save does with its sets: start the
-// next set's store calls (nil when no page is left), finish a set's calls
-// once they returned, and queue its copies.
+// next set's store calls on the crew (nil when no page is left), finish a
+// set's calls once they returned, and queue its copies.
 type directStep struct {
-	start  func() (*prefetch, error)
+	start  func(cr *crew) (*prefetch, error)
 	finish func(f *prefetch) error
 	submit func(s *slotSet) error
 }
 
-// runSets runs set after set: once set k's store calls returned, the calls
-// of set k+1 start (on other goroutines) before set k's copies are queued,
-// so that they overlap.
-func runSets(step directStep) error {
-	cur, err := step.start()
+// runSets runs set after set with the lane's crew: once set k's store
+// calls returned, the calls of set k+1 start (on the crew) before set k's
+// copies are queued, so that they overlap.
+func runSets(cr *crew, step directStep) error {
+	cur, err := step.start(cr)
 	for cur != nil && err == nil {
 		err = step.finish(cur)
 		var next *prefetch
 		if err == nil {
-			next, err = step.start()
+			next, err = step.start(cr)
 		}
 		if err == nil {
 			err = step.submit(cur.set)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kvctl/kvctl/cuda"
 	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/pool/mem"
 )
 
 // runDirect saves set after set in place: each set's values are reserved
@@ -15,41 +16,40 @@ import (
 // straight into them, and the set's reservations are committed (commit)
 // once its copies finished. Up to StagingBuffers sets are in flight.
 func (c *saveCall) runDirect(ctx context.Context) error {
-	return runSets(directStep{
-		start:  func() (*prefetch, error) { return c.startReserve(ctx) },
+	return runSets(c.s.lane.fan.crew, directStep{
+		start:  func(cr *crew) (*prefetch, error) { return c.startReserve(ctx, cr) },
 		finish: c.finishReserve,
 		submit: c.gather,
 	})
 }
 
-// startReserve starts the reservations of the next set's pages; nil when
-// no page is left.
-func (c *saveCall) startReserve(ctx context.Context) (*prefetch, error) {
+// startReserve starts the reservations of the next set's pages on the
+// crew; nil when no page is left.
+func (c *saveCall) startReserve(ctx context.Context, cr *crew) (*prefetch, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	l := c.s.lane
 	batch := l.nextBatch(c.items, &c.next, make([]bool, len(c.jobs)))
-	return startDirect(c.p, batch, func(s *slotSet, k int) (int, error) { return c.reserveChunks(ctx, s, k) })
+	return startDirect(c.p, batch, func(s *slotSet, k int) *crewTask { return c.reserveChunks(ctx, cr, s, k) })
 }
 
-// reserveChunks reserves set s's k pages in batches of Slots pages, one
-// Reserve call each, one after the other (Reserve takes the pool's index
-// lock: concurrent calls would only queue on it), translates the places to
-// device addresses and describes the gathers into them; s keeps the
-// reservations.
-func (c *saveCall) reserveChunks(ctx context.Context, s *slotSet, k int) (int, error) {
+// reserveChunks posts the reservations of set s's k pages to the crew in
+// batches of Slots pages (one Reserve call each), which translate the
+// places to device addresses and describe the gathers into them; s keeps
+// the reservations.
+func (c *saveCall) reserveChunks(ctx context.Context, cr *crew, s *slotSet, k int) *crewTask {
 	l, d := c.s.lane, s.direct
 	for i, it := range s.items {
 		d.items[i] = pool.PutItem{Key: it.key, Size: it.bytes, Options: c.jobs[it.job].Options}
 	}
-	defer clear(d.items[:k])
 	d.place(s.items)
-	return chunkCalls(k, l.geo.Slots, 1, func(_, lo, hi int) error {
+	first := len(s.reserved)
+	s.reserved = append(s.reserved, make([]*mem.Reservation, (k+l.geo.Slots-1)/l.geo.Slots)...)
+	return chunkCalls(cr, k, l.geo.Slots, func(j, lo, hi int) error {
 		r, err := l.arenas.writer.Reserve(ctx, d.items[lo:hi], d.views[lo:hi], d.codes[lo:hi])
-		if r != nil {
-			s.reserved = append(s.reserved, r)
-		}
+		clear(d.items[lo:hi])
+		s.reserved[first+j] = r
 		if err == nil {
 			err = l.arenas.ptrs(d.views[lo:hi], d.ptrs[lo:hi])
 		}

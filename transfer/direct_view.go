@@ -13,43 +13,42 @@ import (
 // other goroutines) before set k's copies are described and queued. A set
 // holds its views until its copies finished.
 func (c *loadCall) runDirect(ctx context.Context) error {
-	return runSets(directStep{
-		start:  func() (*prefetch, error) { return c.startView(ctx) },
+	return runSets(c.l.fan.crew, directStep{
+		start:  func(cr *crew) (*prefetch, error) { return c.startView(ctx, cr) },
 		finish: c.finishView,
 		submit: c.unstageDirect,
 	})
 }
 
-// startView starts the views of the next set's pages, skipping requests
-// already failed; nil when no page is left.
-func (c *loadCall) startView(ctx context.Context) (*prefetch, error) {
+// startView starts the views of the next set's pages on the crew,
+// skipping requests already failed; nil when no page is left.
+func (c *loadCall) startView(ctx context.Context, cr *crew) (*prefetch, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	batch := c.l.nextBatch(c.items, &c.next, c.failed)
-	return startDirect(c.p, batch, c.viewChunks)
+	return startDirect(c.p, batch, func(s *slotSet, k int) *crewTask { return c.viewChunks(cr, s, k) })
 }
 
-// viewChunks looks set s's k pages up in batches of Slots pages (one
-// ViewBatch call each, up to Parallel at once), translates the views to
-// device addresses and describes the copies of the pages found whole; s
+// viewChunks posts the lookups of set s's k pages to the crew in batches
+// of Slots pages (one ViewBatch call each), which translate the views to
+// device addresses and describe the copies of the pages found whole; s
 // keeps the releases.
-func (c *loadCall) viewChunks(s *slotSet, k int) (int, error) {
+func (c *loadCall) viewChunks(cr *crew, s *slotSet, k int) *crewTask {
 	arenas, d := c.l.arenas, s.direct
 	for i, it := range s.items {
 		d.keys[i] = it.key
 	}
 	d.place(s.items)
 	chunk := c.l.geo.Slots
-	releases := make([]func(), (k+chunk-1)/chunk)
-	calls, err := chunkCalls(k, chunk, c.l.fan.most, func(j, lo, hi int) error {
-		releases[j] = arenas.views.ViewBatch(d.keys[lo:hi], d.views[lo:hi], d.codes[lo:hi])
+	first := len(s.releases)
+	s.releases = append(s.releases, make([]func(), (k+chunk-1)/chunk)...)
+	return chunkCalls(cr, k, chunk, func(j, lo, hi int) error {
+		s.releases[first+j] = arenas.views.ViewBatch(d.keys[lo:hi], d.views[lo:hi], d.codes[lo:hi])
 		err := arenas.ptrs(d.views[lo:hi], d.ptrs[lo:hi])
 		d.describe(s.items, lo, hi, cuda.HostToDevice, func(i int) bool { return viewedWhole(d, i, s.items[i]) })
 		return err
 	})
-	s.releases = append(s.releases, releases...)
-	return calls, err
 }
 
 // finishView waits for a set's views and fails the requests of pages not

@@ -2,9 +2,6 @@ package transfer
 
 import (
 	"context"
-	"runtime"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/kvctl/kvctl/pool"
@@ -16,13 +13,14 @@ import (
 const MinCallBytes = 128 << 10
 
 // fanout splits a batch's store calls into contiguous ranges run
-// concurrently, on goroutines of their own, so that the caller can queue
-// the previous batch's copies meanwhile.
+// concurrently on the lane's crew, so that the caller can queue the
+// previous batch's copies meanwhile.
 type fanout struct {
 	// most is the most concurrent calls (Options.Parallel).
 	most int
-	// measure sums the CPU time of the other goroutines' threads.
-	measure bool
+	// crew runs the calls: most-1 helpers besides the waiting goroutine;
+	// it measures their CPU time when the lane keeps stats.
+	crew *crew
 }
 
 // calls is the number of calls a batch of count pages of bytes bytes is
@@ -32,52 +30,32 @@ func (f fanout) calls(count int, bytes int64) int {
 }
 
 // fanTask is a batch's store calls in flight.
-type fanTask struct {
-	wg   sync.WaitGroup
-	errs []error
-	cpu  atomic.Int64
-}
+type fanTask struct{ t *crewTask }
 
-// start runs fn(lo, hi) for every range, each on a goroutine of its own,
-// and returns at once; the caller must wait for the task. With inline
-// (the caller has nothing to do meanwhile) the first range runs on the
-// caller's goroutine, and start returns once it is done.
+// start posts fn(lo, hi) for every range to the crew and returns at once;
+// the caller must wait for the task. With inline (the caller has nothing
+// to do meanwhile) the caller takes ranges too before start returns.
 func (f fanout) start(count int, bytes int64, inline bool, fn func(lo, hi int) error) *fanTask {
 	n := f.calls(count, bytes)
-	t := &fanTask{errs: make([]error, n)}
-	first := 0
+	t := f.crew.post(n, func(k int) error { return fn(k*count/n, (k+1)*count/n) })
 	if inline {
-		first = 1
+		t.runAll()
 	}
-	for k := first; k < n; k++ {
-		lo, hi := k*count/n, (k+1)*count/n
-		t.wg.Go(func() {
-			if f.measure {
-				runtime.LockOSThread()
-				defer runtime.UnlockOSThread()
-				start := threadCPU()
-				defer func() { t.cpu.Add(int64(threadCPU() - start)) }()
-			}
-			t.errs[k] = fn(lo, hi)
-		})
-	}
-	if inline {
-		t.errs[0] = fn(0, count/n)
-	}
-	return t
+	return &fanTask{t: t}
 }
 
-// wait waits for the calls and returns their number, the CPU time their
-// threads spent (when measuring) and the first error, in range order.
+// wait waits for the calls and returns their number, the CPU time the
+// helpers' threads spent on them (when measuring) and the first error, in
+// range order.
 func (t *fanTask) wait() (int, time.Duration, error) {
-	t.wg.Wait()
-	cpu := time.Duration(t.cpu.Load())
-	for _, err := range t.errs {
+	n, _ := t.t.wait()
+	cpu := time.Duration(t.t.cpu.Load())
+	for _, err := range t.t.errs {
 		if err != nil {
-			return len(t.errs), cpu, err
+			return n, cpu, err
 		}
 	}
-	return len(t.errs), cpu, nil
+	return n, cpu, nil
 }
 
 // get starts store.Get of keys into bufs.

@@ -40,7 +40,8 @@ func newLane(o Options, geo Geometry, arenas *arenaMap, budget int64, parallel i
 	if arenas != nil {
 		geo.Buffers = o.StagingBuffers
 	}
-	l := &lane{o: o, geo: geo, arenas: arenas, fan: fanout{most: parallel, measure: o.Stats != nil}, most: geo.Slots}
+	l := &lane{o: o, geo: geo, arenas: arenas, most: geo.Slots}
+	l.fan = fanout{most: parallel, crew: newCrew(parallel-1, crewPark, o.Stats != nil)}
 	if arenas != nil {
 		l.most = directPages(geo.Slots, o.maxPageBytes())
 	}
@@ -104,6 +105,7 @@ func (l *lane) close() error {
 		errs = append(errs, l.copier.Close())
 	}
 	errs = append(errs, l.stage.close())
+	l.fan.crew.close()
 	return errors.Join(errs...)
 }
 

@@ -58,7 +58,9 @@ func (s *slotSet) finish() {
 	clear(s.reserved)
 	s.reserved = s.reserved[:0]
 	for _, r := range s.releases {
-		r()
+		if r != nil { // nil when its call never ran
+			r()
+		}
 	}
 	clear(s.releases)
 	s.releases = s.releases[:0]

@@ -206,7 +206,8 @@ func TestFanoutCoversAndReportsFirstError(t *testing.T) {
 	errBad := errors.New("bad range")
 	for _, tc := range []struct{ measure, inline bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
 		measure := tc.measure
-		f := fanout{most: 4, measure: measure}
+		f := fanout{most: 4, crew: newCrew(3, crewPark, measure)}
+		defer f.crew.close()
 		seen := make([]int, 100)
 		n, _, err := f.start(100, 100*MinCallBytes, tc.inline, func(lo, hi int) error {
 			for i := lo; i < hi; i++ {

@@ -1,0 +1,78 @@
+package transfer
+
+import (
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestCrewRunsEveryChunkOnce(t *testing.T) {
+	for _, helpers := range []int{0, 1, 3} {
+		c := newCrew(helpers, crewPark, helpers == 1)
+		for round := range 20 {
+			const n = 97
+			var runs [n]atomic.Int32
+			task := c.post(n, func(j int) error { runs[j].Add(1); return nil })
+			got, err := task.wait()
+			if got != n || err != nil {
+				t.Fatalf("helpers %d round %d: wait() = %d, %v, want %d, nil", helpers, round, got, err, n)
+			}
+			for j := range runs {
+				if r := runs[j].Load(); r != 1 {
+					t.Fatalf("helpers %d round %d: chunk %d ran %d times, want 1", helpers, round, j, r)
+				}
+			}
+		}
+		c.close()
+	}
+}
+
+func TestCrewJoinsErrors(t *testing.T) {
+	c := newCrew(2, crewPark, true)
+	defer c.close()
+	bad := errors.New("chunk 3 failed")
+	task := c.post(8, func(j int) error {
+		if j == 3 {
+			return bad
+		}
+		return nil
+	})
+	if n, err := task.wait(); n != 8 || !errors.Is(err, bad) {
+		t.Errorf("wait() = %d, %v, want 8 and the chunk's error", n, err)
+	}
+	if n, err := c.post(0, func(int) error { return bad }).wait(); n != 0 || err != nil {
+		t.Errorf("wait() of an empty task = %d, %v, want 0, nil", n, err)
+	}
+}
+
+// TestCrewWakesParkedHelpers parks the helpers (a short park time) and
+// checks that the next task wakes those it needs: its three chunks run
+// at once (each blocks until all three started), so helpers 0 and 1 took
+// two of them, while helper 2, not needed, stays parked.
+func TestCrewWakesParkedHelpers(t *testing.T) {
+	c := newCrew(3, time.Microsecond, false)
+	defer c.close()
+	deadline := time.Now().Add(5 * time.Second)
+	for !c.helpers[0].parked.Load() || !c.helpers[1].parked.Load() || !c.helpers[2].parked.Load() {
+		if time.Now().After(deadline) {
+			t.Fatal("helpers not parked after 5 s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	release := make(chan struct{})
+	var others atomic.Int32
+	task := c.post(3, func(j int) error {
+		if others.Add(1) == 3 {
+			close(release)
+		}
+		<-release // every chunk blocks until all three have started
+		return nil
+	})
+	if n, err := task.wait(); n != 3 || err != nil {
+		t.Errorf("wait() = %d, %v, want 3, nil", n, err)
+	}
+	if !c.helpers[2].parked.Load() {
+		t.Error("helper 2 woke for a task of 3 chunks, want it parked")
+	}
+}
