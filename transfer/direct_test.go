@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/kvctl/kvctl/cuda"
 	"github.com/kvctl/kvctl/pool"
@@ -86,3 +87,45 @@ func TestDirectNeedsArenaStore(t *testing.T) {
 
 // plainStore hides mapStore's arena methods.
 type plainStore struct{ pool.Store }
+
+// TestDirectLoadEndsItsViews checks that a direct load ends every view
+// (they are ended off the issuing goroutine) before it returns: with
+// leases of a nanosecond, a plain Remove right after finds no value held.
+func TestDirectLoadEndsItsViews(t *testing.T) {
+	store, err := mem.New(mem.Options{Capacity: 1 << 20, Segments: 1, Eviction: mem.EvictManual, LeaseTTL: time.Nanosecond})
+	if err != nil {
+		t.Fatalf("mem.New error = %v", err)
+	}
+	defer store.Close()
+	dev := testDevice(t)
+	pools, err := NewPagePools(dev, testLayout, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ClosePagePools(pools)
+	rs := refs("v", 0, 0, 64)
+	putAll(t, store, rs)
+	l, err := NewLoader(Options{Device: dev, Pool: store, Pools: pools, Direct: true, Batch: 4, Mode: cuda.ModeKernel})
+	if err != nil {
+		t.Fatalf("NewLoader(direct) error = %v", err)
+	}
+	defer l.Close()
+	for round := range 3 {
+		if results, err := l.Load(context.Background(), []LoadJob{{RequestID: "r", Pages: rs}}); err != nil || !results[0].OK() {
+			t.Fatalf("round %d: direct Load = %+v, %v, want every page", round, results, err)
+		}
+	}
+	keys := make([]string, len(rs))
+	for i, r := range rs {
+		keys[i] = r.Key
+	}
+	codes := make([]pool.Code, len(keys))
+	if err := store.Remove(context.Background(), keys, false, codes); err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range codes {
+		if c != pool.OK {
+			t.Fatalf("Remove(%q) after the loads = %s, want OK (no view left)", keys[i], c)
+		}
+	}
+}

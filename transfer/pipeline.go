@@ -57,11 +57,7 @@ func (s *slotSet) finish() {
 	}
 	clear(s.reserved)
 	s.reserved = s.reserved[:0]
-	for _, r := range s.releases {
-		if r != nil { // nil when its call never ran
-			r()
-		}
-	}
+	runReleases(s.releases)
 	clear(s.releases)
 	s.releases = s.releases[:0]
 	s.busy = false
@@ -84,6 +80,8 @@ type pipeline struct {
 	landed func(s *slotSet)
 	// device sums the sets' device copy times (with stats).
 	device time.Duration
+	// views ends the views of completed sets (direct loads; nil: at once).
+	views *releaser
 	// last is the set whose copies were queued last; dirty says the
 	// stream has work queued since its last synchronize.
 	last  *slotSet
@@ -137,6 +135,10 @@ func (p *pipeline) complete(s *slotSet) {
 	}
 	if p.landed != nil {
 		p.landed(s)
+	}
+	if p.views != nil {
+		p.views.release(s.releases)
+		s.releases = nil
 	}
 	s.finish()
 }
