@@ -18,6 +18,9 @@ type directScratch struct {
 	// store calls: item i's are copies[ends[i-1]:ends[i]].
 	copies []cuda.Copy
 	ends   []int
+	// short flags the set's store calls (batches) with a page not viewed
+	// whole (loads) or not reserved (saves).
+	short []bool
 	// gathers are a save set's copies of the pages reserved.
 	gathers []cuda.Copy
 }
@@ -28,7 +31,7 @@ func newDirectScratch(n, regions int) *directScratch {
 	return &directScratch{
 		keys: make([]string, n), items: make([]pool.PutItem, n), views: make([][]byte, n),
 		codes: make([]pool.Code, n), ptrs: make([]cuda.DevPtr, n),
-		copies: make([]cuda.Copy, n*regions), ends: make([]int, n),
+		copies: make([]cuda.Copy, n*regions), ends: make([]int, n), short: make([]bool, n),
 	}
 }
 

@@ -36,23 +36,26 @@ func (c *saveCall) startReserve(ctx context.Context, cr *crew) (*prefetch, error
 
 // reserveChunks posts the reservations of set s's k pages to the crew in
 // batches of Slots pages (one Reserve call each), which translate the
-// places to device addresses and describe the gathers into them; s keeps
-// the reservations.
+// places to device addresses, describe the gathers into them and flag the
+// batches with a page not reserved; s keeps the reservations.
 func (c *saveCall) reserveChunks(ctx context.Context, cr *crew, s *slotSet, k int) *crewTask {
 	l, d := c.s.lane, s.direct
-	for i, it := range s.items {
-		d.items[i] = pool.PutItem{Key: it.key, Size: it.bytes, Options: c.jobs[it.job].Options}
-	}
 	d.place(s.items)
 	first := len(s.reserved)
 	s.reserved = append(s.reserved, make([]*mem.Reservation, (k+l.geo.Slots-1)/l.geo.Slots)...)
 	return chunkCalls(cr, k, l.geo.Slots, func(j, lo, hi int) error {
+		for i := lo; i < hi; i++ {
+			it := s.items[i]
+			d.items[i] = pool.PutItem{Key: it.key, Size: it.bytes, Options: c.jobs[it.job].Options}
+		}
 		r, err := l.arenas.writer.Reserve(ctx, d.items[lo:hi], d.views[lo:hi], d.codes[lo:hi])
 		clear(d.items[lo:hi])
 		s.reserved[first+j] = r
 		if err == nil {
 			err = l.arenas.ptrs(d.views[lo:hi], d.ptrs[lo:hi])
 		}
+		clear(d.views[lo:hi])
+		d.short[j] = slices.ContainsFunc(d.codes[lo:hi], func(code pool.Code) bool { return code != pool.OK })
 		d.describe(s.items, lo, hi, cuda.DeviceToHost, func(i int) bool { return d.codes[i] == pool.OK })
 		return err
 	})
@@ -66,7 +69,6 @@ func (c *saveCall) finishReserve(f *prefetch) error {
 	c.calls += int64(f.calls)
 	s, d := f.set, f.set.direct
 	k := len(s.items)
-	clear(d.views[:k])
 	c.p.clk.lap(PhasePut)
 	if f.err != nil {
 		s.finish()
@@ -74,7 +76,7 @@ func (c *saveCall) finishReserve(f *prefetch) error {
 	}
 	reserved := func(i int) bool { return d.codes[i] == pool.OK }
 	d.gathers = d.copies[:d.ends[k-1]]
-	if slices.ContainsFunc(d.codes[:k], func(code pool.Code) bool { return code != pool.OK }) {
+	if slices.Contains(d.short[:(k+c.s.lane.geo.Slots-1)/c.s.lane.geo.Slots], true) {
 		d.gathers = d.kept(k, reserved)
 		kept := s.items[:0]
 		for i, it := range s.items {
@@ -100,12 +102,14 @@ func (c *saveCall) gather(s *slotSet) error {
 	return c.p.submit(s, cuda.DeviceToHost, s.direct.gathers, PhaseStage)
 }
 
-// commit publishes a set's values once its gathers finished and counts
-// them stored.
+// commit hands a set's reservations, whose gathers finished, to the
+// finisher, which publishes them, and counts the set's pages stored.
 func (c *saveCall) commit(set *slotSet) {
-	for _, r := range set.reserved {
-		r.Commit()
+	commits := make([]func(), len(set.reserved))
+	for i, r := range set.reserved {
+		commits[i] = r.Commit
 	}
+	c.p.after.hand(commits)
 	clear(set.reserved)
 	set.reserved = set.reserved[:0]
 	for _, it := range set.items {

@@ -32,38 +32,50 @@ func (c *loadCall) startView(ctx context.Context, cr *crew) (*prefetch, error) {
 
 // viewChunks posts the lookups of set s's k pages to the crew in batches
 // of Slots pages (one ViewBatch call each), which translate the views to
-// device addresses and describe the copies of the pages found whole; s
-// keeps the releases.
+// device addresses, describe the copies of the pages found whole and
+// flag the batches with a page that was not; s keeps the releases.
 func (c *loadCall) viewChunks(cr *crew, s *slotSet, k int) *crewTask {
 	arenas, d := c.l.arenas, s.direct
-	for i, it := range s.items {
-		d.keys[i] = it.key
-	}
 	d.place(s.items)
 	chunk := c.l.geo.Slots
 	first := len(s.releases)
 	s.releases = append(s.releases, make([]func(), (k+chunk-1)/chunk)...)
 	return chunkCalls(cr, k, chunk, func(j, lo, hi int) error {
+		for i := lo; i < hi; i++ {
+			d.keys[i] = s.items[i].key
+		}
 		s.releases[first+j] = arenas.views.ViewBatch(d.keys[lo:hi], d.views[lo:hi], d.codes[lo:hi])
 		err := arenas.ptrs(d.views[lo:hi], d.ptrs[lo:hi])
-		d.describe(s.items, lo, hi, cuda.HostToDevice, func(i int) bool { return viewedWhole(d, i, s.items[i]) })
+		d.short[j] = false
+		for i := lo; i < hi; i++ {
+			if !viewedWhole(d, i, s.items[i]) {
+				d.ptrs[i], d.short[j] = 0, true
+			}
+		}
+		clear(d.views[lo:hi])
+		d.describe(s.items, lo, hi, cuda.HostToDevice, func(i int) bool { return true })
 		return err
 	})
 }
 
 // finishView waits for a set's views and fails the requests of pages not
-// found whole.
+// found whole (device address 0), looking only at the batches flagged.
 func (c *loadCall) finishView(f *prefetch) error {
 	f.wait()
 	c.calls += int64(f.calls)
-	d := f.set.direct
-	for i, it := range f.set.items {
-		if f.err == nil && !viewedWhole(d, i, it) {
-			d.ptrs[i] = 0
-			markMissing(c.results, c.failed, it)
+	s, d := f.set, f.set.direct
+	chunk := c.l.geo.Slots
+	for j := 0; f.err == nil && j*chunk < len(s.items); j++ {
+		if !d.short[j] {
+			continue
+		}
+		for i := j * chunk; i < min((j+1)*chunk, len(s.items)); i++ {
+			if d.ptrs[i] == 0 {
+				markMissing(c.results, c.failed, s.items[i])
+				c.anyFailed = true
+			}
 		}
 	}
-	clear(d.views[:len(f.set.items)])
 	c.p.clk.lap(PhaseGet)
 	return f.err
 }
@@ -80,7 +92,7 @@ func (c *loadCall) unstageDirect(s *slotSet) error {
 	k := len(s.items)
 	failed := func(it pageItem) bool { return c.failed[it.job] }
 	copies := s.direct.copies[:s.direct.ends[k-1]]
-	if slices.ContainsFunc(s.items, failed) {
+	if c.anyFailed && slices.ContainsFunc(s.items, failed) {
 		copies = s.direct.kept(k, func(i int) bool { return !failed(s.items[i]) })
 		s.items = slices.DeleteFunc(s.items, failed)
 	}

@@ -70,7 +70,7 @@ func (l *lane) load(ctx context.Context, jobs []LoadJob) ([]LoadResult, error) {
 	p := &pipeline{l: l, clk: &clk, landed: func(s *slotSet) { countLanded(results, s.items) }}
 	c := loadCall{l: l, p: p, items: items, results: results, failed: make([]bool, len(jobs))}
 	if l.arenas != nil {
-		p.views = newReleaser()
+		p.after = newFinisher()
 		err = c.runDirect(ctx)
 	} else {
 		err = c.run(ctx)
@@ -78,7 +78,7 @@ func (l *lane) load(ctx context.Context, jobs []LoadJob) ([]LoadResult, error) {
 	if derr := p.drain(); err == nil && derr != nil {
 		err = fmt.Errorf("load: %w", derr)
 	}
-	p.views.close()
+	p.after.close()
 	l.record(results, len(items), c.calls, &clk, p.device)
 	return results, err
 }

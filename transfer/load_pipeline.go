@@ -15,8 +15,10 @@ type loadCall struct {
 	items   []pageItem
 	results []LoadResult
 	failed  []bool
-	next    int
-	calls   int64
+	// anyFailed says a direct load failed a request (failed has a true).
+	anyFailed bool
+	next      int
+	calls     int64
 }
 
 // getting is a batch whose Gets are in flight into set.

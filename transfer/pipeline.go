@@ -57,7 +57,7 @@ func (s *slotSet) finish() {
 	}
 	clear(s.reserved)
 	s.reserved = s.reserved[:0]
-	runReleases(s.releases)
+	runAll(s.releases)
 	clear(s.releases)
 	s.releases = s.releases[:0]
 	s.busy = false
@@ -80,8 +80,9 @@ type pipeline struct {
 	landed func(s *slotSet)
 	// device sums the sets' device copy times (with stats).
 	device time.Duration
-	// views ends the views of completed sets (direct loads; nil: at once).
-	views *releaser
+	// after ends the views of completed sets (direct loads) and commits
+	// their reservations (direct saves); nil: at once.
+	after *finisher
 	// last is the set whose copies were queued last; dirty says the
 	// stream has work queued since its last synchronize.
 	last  *slotSet
@@ -136,8 +137,8 @@ func (p *pipeline) complete(s *slotSet) {
 	if p.landed != nil {
 		p.landed(s)
 	}
-	if p.views != nil {
-		p.views.release(s.releases)
+	if p.after != nil {
+		p.after.hand(s.releases)
 		s.releases = nil
 	}
 	s.finish()

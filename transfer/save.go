@@ -111,7 +111,7 @@ func (s *Saver) SaveAll(ctx context.Context, jobs []SaveJob, after cuda.Event) (
 	p := &pipeline{l: l, clk: &clk}
 	c := saveCall{s: s, p: p, jobs: jobs, results: results, items: items}
 	if l.arenas != nil {
-		p.landed = c.commit
+		p.landed, p.after = c.commit, newFinisher()
 		err = c.runDirect(ctx)
 	} else {
 		err = c.run(ctx)
@@ -119,6 +119,7 @@ func (s *Saver) SaveAll(ctx context.Context, jobs []SaveJob, after cuda.Event) (
 	if derr := p.drain(); err == nil && derr != nil {
 		err = derr
 	}
+	p.after.close()
 	s.record(results, c.calls, &clk, p.device)
 	if err != nil {
 		return results, saveError(jobs, err)
