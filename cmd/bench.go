@@ -28,6 +28,7 @@ type benchOptions struct {
 	Direct         bool
 	Sweep          []string
 	Verify         bool
+	Warmup         int
 }
 
 func newBenchCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
@@ -66,7 +67,11 @@ arenas with the driver and copies without staging: loads read values in place,
 saves reserve their values in the arenas, gather the pages straight into them
 and publish them once the copies finished. --sweep PARAM=V1,V2 (page-bytes,
 regions-per-page, copy, workers, batch, direct; repeatable: the runs are the
-cross product) runs several configurations.
+cross product) runs several configurations. Each run first makes --warmup
+untimed transfers of the same pages with the same loader or saver (1 by
+default), so that one-time costs of the process (first touches of memory, the
+driver's lazy set-up) stay out of the figure; the GPU pages are zeroed (loads)
+or the keys removed (saves) before the timed transfer.
 
 Exit codes: 3 when --verify finds a page that differs, 5 when --device cuda
 finds no usable GPU or driver.`,
@@ -95,6 +100,7 @@ finds no usable GPU or driver.`,
 	fs.BoolVar(&o.Direct, "direct", false, "copy straight between the GPU and the pool's registered arenas, no staging (mem:// only)")
 	fs.StringArrayVar(&o.Sweep, "sweep", nil, "sweep a parameter: page-bytes=4KiB,64KiB | regions-per-page=1,2 | copy=memcpy,kernel | workers=1,2,4 | batch=64,256 | direct=false,true (repeatable)")
 	fs.BoolVar(&o.Verify, "verify", true, "check every page byte-identical after the transfer (xxh3-128)")
+	fs.IntVar(&o.Warmup, "warmup", 1, "untimed runs of the same transfer before the timed one (0: none)")
 	return c
 }
 

@@ -47,12 +47,12 @@ func (o *benchOptions) plan(dir transfer.Direction) ([]transfer.BenchOptions, er
 
 func (o *benchOptions) base(dir transfer.Direction) (transfer.BenchOptions, error) {
 	r := transfer.BenchOptions{Direction: dir, RegionsPerPage: o.RegionsPerPage, Batch: o.Batch,
-		Direct: o.Direct, Async: o.Async, Workers: o.Workers, Verify: o.Verify}
+		Direct: o.Direct, Async: o.Async, Workers: o.Workers, Verify: o.Verify, Warmups: o.Warmup}
 	if dir == transfer.DirectionSave && o.Async {
 		return r, usagef("--async applies to bench load only")
 	}
-	if o.Batch <= 0 || o.RegionsPerPage <= 0 || o.Workers <= 0 || o.Pages < 0 {
-		return r, usagef("--batch, --regions-per-page and --workers must be positive and --pages not negative")
+	if o.Batch <= 0 || o.RegionsPerPage <= 0 || o.Workers <= 0 || o.Pages < 0 || o.Warmup < 0 {
+		return r, usagef("--batch, --regions-per-page and --workers must be positive, --pages and --warmup not negative")
 	}
 	var err error
 	if r.PageBytes, err = positiveSize("--page-bytes", o.PageBytes); err != nil {

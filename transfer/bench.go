@@ -54,6 +54,12 @@ type BenchOptions struct {
 	// the page bytes.
 	KeyPrefix string
 	Seed      uint64
+	// Warmups is the untimed runs of the same transfer, with the same
+	// loader or saver, before the timed one (none by default): they take
+	// the process's one-time costs (first touches of memory, the driver's
+	// lazy set-up) out of the figure, as a long-running server has paid
+	// them. Saves remove the keys again after each.
+	Warmups int
 }
 
 // BenchResult is one benchmark run's outcome.
@@ -72,6 +78,7 @@ type BenchResult struct {
 	RegionBytes    int64    `json:"region_bytes"`
 	Pages          int      `json:"pages"`
 	Bytes          int64    `json:"bytes"`
+	Warmups        int      `json:"warmups"`
 	Geometry       Geometry `json:"geometry"`
 	// Seconds is the transfer's wall time; GBps its rate in 10^9 bytes/s.
 	Seconds float64 `json:"seconds"`
@@ -121,7 +128,7 @@ func (o BenchOptions) withDefaults() (BenchOptions, error) {
 		return o, fmt.Errorf("bench: direction %q: want load or save", o.Direction)
 	case o.Direction == DirectionSave && o.Async:
 		return o, errors.New("bench: async applies to loads only")
-	case o.PageBytes < 0 || o.RegionsPerPage < 0 || o.Pages < 0 || o.RequestPages < 0:
+	case o.PageBytes < 0 || o.RegionsPerPage < 0 || o.Pages < 0 || o.RequestPages < 0 || o.Warmups < 0:
 		return o, errors.New("bench: sizes and counts must be positive")
 	}
 	return o, nil
@@ -171,7 +178,7 @@ func newBenchResult(o BenchOptions) BenchResult {
 		Direction: o.Direction, Device: o.Device.Info().Name, Mode: string(o.Mode),
 		Direct: o.Direct, Async: o.Async, PageBytes: o.PageBytes,
 		RegionsPerPage: o.RegionsPerPage, RegionBytes: o.PageBytes / int64(o.RegionsPerPage),
-		Pages: o.Pages, Bytes: o.PageBytes * int64(o.Pages), Verify: "skipped",
+		Pages: o.Pages, Bytes: o.PageBytes * int64(o.Pages), Warmups: o.Warmups, Verify: "skipped",
 	}
 	workers := 1
 	if o.Async {
@@ -295,9 +302,15 @@ func (b *benchRun) runLoad(ctx context.Context) ([]LoadResult, Geometry, float64
 			return nil, Geometry{}, 0, fmt.Errorf("bench: %w", err)
 		}
 		defer l.Close()
+		err = b.warmUp(func() error {
+			_, err := l.Load(ctx, jobs)
+			return err
+		})
 		var results []LoadResult
 		start := time.Now()
-		timed(ctx, func(ctx context.Context) { results, err = l.Load(ctx, jobs) })
+		if err == nil {
+			timed(ctx, func(ctx context.Context) { results, err = l.Load(ctx, jobs) })
+		}
 		return results, l.Geometry(), time.Since(start).Seconds(), err
 	}
 	a, err := NewAsyncLoader(b.options())
@@ -305,9 +318,38 @@ func (b *benchRun) runLoad(ctx context.Context) ([]LoadResult, Geometry, float64
 		return nil, Geometry{}, 0, fmt.Errorf("bench: %w", err)
 	}
 	defer a.Close()
+	err = b.warmUp(func() error {
+		err := submitAll(ctx, a, jobs)
+		a.Finished()
+		return err
+	})
 	start := time.Now()
-	timed(ctx, func(ctx context.Context) { err = submitAll(ctx, a, jobs) })
+	if err == nil {
+		timed(ctx, func(ctx context.Context) { err = submitAll(ctx, a, jobs) })
+	}
 	return a.Finished(), a.Geometry(), time.Since(start).Seconds(), err
+}
+
+// warmUp runs the transfer run Warmups times untimed, then forgets their
+// phases and, for loads, zeroes the GPU pages again, so that verification
+// sees only what the timed run moved.
+func (b *benchRun) warmUp(run func() error) error {
+	if b.o.Warmups == 0 {
+		return nil
+	}
+	for range b.o.Warmups {
+		if err := run(); err != nil {
+			return fmt.Errorf("bench warm-up: %w", err)
+		}
+	}
+	b.stats.Reset()
+	if b.o.Direction == DirectionLoad {
+		if err := b.zeroGPU(); err != nil {
+			return err
+		}
+	}
+	runtime.GC()
+	return nil
 }
 
 // submitAll submits every job to a and waits for them.
@@ -343,9 +385,17 @@ func (b *benchRun) save(ctx context.Context) error {
 	for _, j := range b.jobs() {
 		jobs = append(jobs, SaveJob{RequestID: j.RequestID, Pages: j.Pages})
 	}
+	err = b.warmUp(func() error {
+		if _, err := s.SaveAll(ctx, jobs, ready); err != nil {
+			return err
+		}
+		return b.clearKeys(ctx)
+	})
 	var results []SaveResult
 	start := time.Now()
-	timed(ctx, func(ctx context.Context) { results, err = s.SaveAll(ctx, jobs, ready) })
+	if err == nil {
+		timed(ctx, func(ctx context.Context) { results, err = s.SaveAll(ctx, jobs, ready) })
+	}
 	b.res.Seconds = time.Since(start).Seconds()
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)

@@ -146,6 +146,11 @@ func (b *benchRun) touchGPU() error {
 	if !b.o.Device.Info().Emulated {
 		return nil
 	}
+	return b.zeroGPU()
+}
+
+// zeroGPU writes zeros over every GPU page.
+func (b *benchRun) zeroGPU() error {
 	s, err := b.o.Device.NewStream()
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)

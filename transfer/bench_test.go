@@ -28,12 +28,14 @@ func TestBench(t *testing.T) {
 		{Direction: DirectionLoad, Mode: cuda.ModeKernel, RegionsPerPage: 4},
 		{Direction: DirectionLoad, Mode: cuda.ModeBatch},
 		{Direction: DirectionLoad, Mode: cuda.ModeKernel, Direct: true},
+		{Direction: DirectionLoad, Mode: cuda.ModeKernel, Direct: true, Warmups: 2},
+		{Direction: DirectionSave, Mode: cuda.ModeKernel, Warmups: 1},
 		{Direction: DirectionLoad, Mode: cuda.ModeKernel, Async: true, Workers: 3},
 		{Direction: DirectionSave, Mode: cuda.ModeMemcpy},
 		{Direction: DirectionSave, Mode: cuda.ModeKernel, RegionsPerPage: 1},
 	}
 	for _, o := range tests {
-		name := fmt.Sprintf("%s/%s/direct=%v/async=%v", o.Direction, o.Mode, o.Direct, o.Async)
+		name := fmt.Sprintf("%s/%s/direct=%v/async=%v/warmups=%d", o.Direction, o.Mode, o.Direct, o.Async, o.Warmups)
 		t.Run(name, func(t *testing.T) {
 			o.Device, o.Pool = dev, newMemPool(t, 64<<20)
 			o.PageBytes, o.Pages, o.RequestPages, o.Batch, o.Verify = 4<<10, 300, 16, 32, true
@@ -72,7 +74,7 @@ func (c corruptStore) Get(ctx context.Context, keys []string, bufs [][]byte, n [
 func TestBenchVerifyFails(t *testing.T) {
 	dev := testDevice(t)
 	for _, dir := range []Direction{DirectionLoad, DirectionSave} {
-		o := BenchOptions{Device: dev, Pool: corruptStore{newMemPool(t, 16<<20)}, Direction: dir, PageBytes: 1024, Pages: 10, Verify: true}
+		o := BenchOptions{Device: dev, Pool: corruptStore{newMemPool(t, 16<<20)}, Direction: dir, PageBytes: 1024, Pages: 10, Verify: true, Warmups: 1}
 		r, err := Bench(context.Background(), o)
 		if !errors.Is(err, ErrVerifyFailed) || r.Verify == "ok" {
 			t.Errorf("Bench(%s, corrupting pool) = %q, %v, want ErrVerifyFailed", dir, r.Verify, err)
@@ -91,6 +93,7 @@ func TestBenchRejects(t *testing.T) {
 		{Device: dev, Pool: p, Direction: DirectionSave, Direct: true},
 		{Device: dev, Pool: p, PageBytes: 1000, RegionsPerPage: 3},
 		{Device: dev, Pool: p, Pages: -1},
+		{Device: dev, Pool: p, Warmups: -1},
 	}
 	for i, o := range tests {
 		if _, err := Bench(context.Background(), o); err == nil {
@@ -232,4 +235,25 @@ func BenchmarkDirect4KiB(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestBenchWarmupsAreNotCounted checks that warm-up runs leave no trace in
+// the result: the timed run's store calls are those of one transfer.
+func TestBenchWarmupsAreNotCounted(t *testing.T) {
+	dev := testDevice(t)
+	for _, dir := range []Direction{DirectionLoad, DirectionSave} {
+		var calls [2]int64
+		for i, warmups := range []int{0, 2} {
+			o := BenchOptions{Device: dev, Pool: newMemPool(t, 16<<20), Direction: dir, Mode: cuda.ModeKernel,
+				PageBytes: 4096, Pages: 96, Batch: 16, Verify: true, Warmups: warmups}
+			r, err := Bench(context.Background(), o)
+			if err != nil || r.Verify != "ok" {
+				t.Fatalf("Bench(%s, %d warm-ups) = %q, %v, want a verified run", dir, warmups, r.Verify, err)
+			}
+			calls[i] = r.StoreCalls
+		}
+		if calls[0] != calls[1] || calls[0] == 0 {
+			t.Errorf("Bench(%s) store calls = %d without warm-ups, %d with 2, want the same, not 0", dir, calls[0], calls[1])
+		}
+	}
 }
