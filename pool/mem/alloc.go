@@ -1,6 +1,9 @@
 package mem
 
-import "math/bits"
+import (
+	"math/bits"
+	"sync"
+)
 
 // binCount bins cover every int64 size: a bin is a size rounded down to a
 // float with a 3-bit mantissa (the bins of an offset allocator), so sizes in
@@ -53,8 +56,11 @@ type extent struct {
 // segment is one segment's allocator: an address space of capacity bytes
 // carved into arenas of arenaSize (the last may be shorter), opened in
 // order as allocations need them. Free extents never cross an arena
-// boundary, so every allocation lies inside one arena.
+// boundary, so every allocation lies inside one arena. Once the store is
+// shared, mu guards every field but the constant name, capacity,
+// arenaSize and noBytes.
 type segment struct {
+	mu        sync.Mutex
 	name      string
 	capacity  int64
 	arenaSize int64
@@ -252,10 +258,31 @@ func (g *segment) unlink(e *extent) {
 
 // bytes is the memory of [off, off+n); nil in metadata-only mode.
 func (g *segment) bytes(off, n int64) []byte {
+	return g.arenaAt(off).bytes(off, n)
+}
+
+// arenaView is an opened arena's memory and where it starts in the
+// segment's address space; its memory is nil in metadata-only mode.
+type arenaView struct {
+	mem   []byte
+	start int64
+}
+
+// arenaAt is the opened arena holding offset off.
+func (g *segment) arenaAt(off int64) arenaView {
 	if g.noBytes {
-		return nil
+		return arenaView{}
 	}
 	a := g.arenaOf(off)
-	lo := off - int64(a)*g.arenaSize
-	return g.arenas[a][lo : lo+n : lo+n]
+	return arenaView{g.arenas[a], int64(a) * g.arenaSize}
+}
+
+// bytes is the memory of [off, off+n), which lies in the arena; nil in
+// metadata-only mode.
+func (v arenaView) bytes(off, n int64) []byte {
+	if v.mem == nil {
+		return nil
+	}
+	lo := off - v.start
+	return v.mem[lo : lo+n : lo+n]
 }

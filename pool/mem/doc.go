@@ -11,11 +11,28 @@
 // only what it holds; an arena is reused after eviction and removal, never
 // returned. An object is one contiguous buffer in one arena of one segment.
 // Allocation sizes are rounded up to 64 bytes and that rounded size is what
-// UsedBytes counts. Segments are tried round-robin; inside a segment a
-// binned first-fit allocator with coalescing reuses freed space before
-// opening a new arena. Objects larger than an arena are refused with
-// InvalidParams. Arenas returns the allocated arena slices, for callers that
-// register them with a GPU driver.
+// UsedBytes counts. Inside a segment a binned first-fit allocator with
+// coalescing reuses freed space before opening a new arena. Each Put or
+// Reserve call takes the next segment round-robin and places its new
+// values back to back in call order as one allocation, in one arena (a
+// call larger than an arena is cut into runs of at most an arena, each
+// placed so), so that a call's values are adjacent in memory; such a run
+// may open a new arena while smaller free pieces remain in the opened
+// ones. A run that fits in no segment as one piece is placed value by
+// value, each on the first segment with room from the call's own, so that
+// a value fails only when no segment has room for it. Values are freed one
+// by one and freed neighbours merge. Objects larger than an arena are
+// refused with InvalidParams. Arenas returns the allocated arena slices,
+// for callers that register them with a GPU driver.
+//
+// # Concurrency
+//
+// The index is a concurrent hash map (github.com/puzpuzpuz/xsync/v4) that
+// lookups read without a lock and that a put's claim of a key changes by
+// locking one bucket, and each segment's allocator has its own lock, so
+// that Put, Reserve, Commit, Abort and the reads of different goroutines
+// run in parallel; they share the store's structure lock, which Remove,
+// the eviction step, Stat, List, Snapshot and Close take alone.
 //
 // # Metadata-only mode
 //

@@ -65,7 +65,7 @@ func (s *Store) wantEviction() bool {
 	return used > s.opts.HighWatermark || s.needEviction.Load()
 }
 
-// evictStep is the master's BatchEvict; the caller holds s.mu.
+// evictStep is the master's BatchEvict; the caller holds s.mu exclusively.
 func (s *Store) evictStep() EvictionStep {
 	step := EvictionStep{UsedRatio: float64(s.used.Load()) / float64(s.opts.Capacity)}
 	if !(step.UsedRatio > s.opts.HighWatermark || s.needEviction.Load()) {
@@ -108,23 +108,26 @@ type evictor struct {
 
 func (s *Store) newEvictor() *evictor {
 	ev := &evictor{s: s, now: s.nowNanos()}
-	ev.unpinned.c = make([]candidate, 0, s.published)
-	for _, o := range s.objects {
-		if !o.published || o.hardPin {
-			continue
-		}
-		ev.base++
-		if leased(o, ev.now) || o.readers.Load() > 0 {
-			continue
-		}
-		c := candidate{lease: o.lease.Load(), seq: o.seq, o: o}
-		if softPinned(o, ev.now) {
-			ev.softPinned.c = append(ev.softPinned.c, c)
-		} else {
-			ev.unpinned.c = append(ev.unpinned.c, c)
-		}
-	}
+	ev.unpinned.c = make([]candidate, 0, s.published.Load())
+	s.forEachObject(ev.consider)
 	return ev
+}
+
+// consider counts o in the base and makes it a candidate when it may go.
+func (ev *evictor) consider(o *object) {
+	if !o.published.Load() || o.hardPin {
+		return
+	}
+	ev.base++
+	if leased(o, ev.now) || o.readers.Load() > 0 {
+		return
+	}
+	c := candidate{lease: o.lease.Load(), seq: o.seq, o: o}
+	if softPinned(o, ev.now) {
+		ev.softPinned.c = append(ev.softPinned.c, c)
+	} else {
+		ev.unpinned.c = append(ev.unpinned.c, c)
+	}
 }
 
 // take evicts the oldest candidates of q until want objects went or q is

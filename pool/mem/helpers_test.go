@@ -128,21 +128,19 @@ func stat(t *testing.T, s *Store) pool.Stat {
 // the objects, not mergeable, and free + used covers the opened arenas.
 func checkInvariants(t *testing.T, s *Store) {
 	t.Helper()
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	objBytes := make([]int64, len(s.segs))
+	s.forEachObject(func(o *object) { objBytes[o.seg] += o.alloc })
 	var used int64
 	for i, g := range s.segs {
+		g.mu.Lock()
 		checkSegment(t, g)
-		var objBytes int64
-		for _, o := range s.objects {
-			if o.seg == i {
-				objBytes += o.alloc
-			}
-		}
-		if objBytes != g.used {
-			t.Errorf("segment %d: objects hold %d bytes, used = %d", i, objBytes, g.used)
+		if objBytes[i] != g.used {
+			t.Errorf("segment %d: objects hold %d bytes, used = %d", i, objBytes[i], g.used)
 		}
 		used += g.used
+		g.mu.Unlock()
 	}
 	if used != s.used.Load() {
 		t.Errorf("segments use %d bytes, store used = %d", used, s.used.Load())

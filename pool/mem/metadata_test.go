@@ -85,7 +85,8 @@ func TestArenasAreAllocatedLazily(t *testing.T) {
 	if a := s.Arenas(); len(a) != 0 {
 		t.Fatalf("Arenas() of an empty store = %d, want 0", len(a))
 	}
-	mustPut(t, s, pool.PutItem{Key: "a", Value: []byte("x")}, pool.PutItem{Key: "b", Value: []byte("y")})
+	mustPut(t, s, pool.PutItem{Key: "a", Value: []byte("x")}) // each call takes the next segment
+	mustPut(t, s, pool.PutItem{Key: "b", Value: []byte("y")})
 	arenas := s.Arenas()
 	if len(arenas) != 2 || len(arenas[0]) != 1<<20 {
 		t.Fatalf("Arenas() after 2 puts on 2 segments = %d arenas, want 2 of 1 MiB", len(arenas))

@@ -7,26 +7,26 @@ import (
 )
 
 // Put stores each item whose key is absent. It validates the items and
-// makes their objects without the lock, allocates every item under one
-// lock (PutStart), copies the bytes without the lock and publishes them
-// under a second (PutEnd). Per item: OK, ObjectAlreadyExists (a no-op; the
-// first writer's bytes stay), InvalidParams (empty or too long key, empty
-// value, nil Value outside metadata-only mode, a value larger than an arena,
-// a bad soft pin TTL) or NoAvailableHandle (no room; the next eviction step
-// runs even below the watermark).
+// makes their objects without the lock; under the structure lock held
+// shared it claims their keys in the index and places the new ones, the
+// call's values back to back (PutStart); it copies the bytes without the
+// lock and publishes the objects under the shared lock again (PutEnd). Per
+// item: OK, ObjectAlreadyExists (a no-op; the first writer's bytes stay),
+// InvalidParams (empty or too long key, empty value, nil Value outside
+// metadata-only mode, a value larger than an arena, a bad soft pin TTL) or
+// NoAvailableHandle (no room; the next eviction step runs even below the
+// watermark).
 func (s *Store) Put(ctx context.Context, items []pool.PutItem, results []pool.Code) error {
 	pending := s.newObjects(items, false)
-	s.mu.Lock()
+	s.mu.RLock()
 	if err := s.begin(ctx, "put", len(items), len(results)); err != nil {
-		s.mu.Unlock()
+		s.mu.RUnlock()
 		return err
 	}
-	for i := range items {
-		pending[i], results[i] = s.putStart(&items[i], pending[i])
-	}
+	placed := s.putStart(pending, results)
 	s.inflight.Add(1)
 	defer s.inflight.Done()
-	s.mu.Unlock()
+	s.mu.RUnlock()
 
 	if !s.opts.MetadataOnly {
 		for i, o := range pending {
@@ -36,52 +36,85 @@ func (s *Store) Put(ctx context.Context, items []pool.PutItem, results []pool.Co
 		}
 	}
 
-	s.mu.Lock()
-	now := s.nowNanos()
+	s.mu.RLock()
+	now, seq := s.nowNanos(), s.seqRange(placed)
 	for i, o := range pending {
 		if o != nil {
-			s.putEnd(o, &items[i].Options, now)
+			s.putEnd(o, &items[i].Options, now, seq)
+			seq++
 		}
 	}
-	s.mu.Unlock()
+	s.published.Add(int64(placed))
+	s.mu.RUnlock()
 	return nil
 }
 
-// newObjects validates the items and allocates an object for each valid
-// one (nil for the others) before the index lock is taken, so that the
-// lock is held only for the index and the allocator. With inPlace (Reserve)
-// an item needs no Value: the caller writes its bytes in place.
+// slabObjects is how many objects share an allocation at most.
+const slabObjects = 256
+
+// newObjects validates the items and makes an object for each valid one
+// (nil for the others) before the index lock is taken. Up to slabObjects
+// of a call's objects share one allocation, which lives until the last of
+// them is dropped: far fewer allocations than one per value, for a bounded
+// amount of memory kept by an object that outlives its neighbours. With
+// inPlace (Reserve) an item needs no Value: the caller writes its bytes in
+// place.
 func (s *Store) newObjects(items []pool.PutItem, inPlace bool) []*object {
 	objs := make([]*object, len(items))
+	var slab []object
 	for i := range items {
 		it := &items[i]
-		if s.validatePut(it, inPlace) == pool.OK {
-			n := it.SizeOf()
-			objs[i] = &object{key: it.Key, size: n, alloc: alignUp(n)}
+		if s.validatePut(it, inPlace) != pool.OK {
+			continue
 		}
+		if len(slab) == 0 {
+			slab = make([]object, min(len(items)-i, slabObjects))
+		}
+		o := &slab[0]
+		slab = slab[1:]
+		n := it.SizeOf()
+		o.key, o.size, o.alloc, o.seg = it.Key, n, alignUp(n), -1
+		objs[i] = o
 	}
 	return objs
 }
 
-// putStart places o, the object newObjects made for it (nil when it is
-// invalid), which stays invisible until putEnd; the caller holds s.mu.
-func (s *Store) putStart(it *pool.PutItem, o *object) (*object, pool.Code) {
-	if o == nil {
-		return nil, pool.InvalidParams // newObjects refused it
+// putStart claims the keys of objs, the objects newObjects made (nil for
+// invalid items), in call order, and places the objects whose keys were
+// absent; they stay invisible until putEnd. It writes each item's code,
+// sets the objects that are not OK to nil and returns how many are OK. The
+// caller holds s.mu shared.
+func (s *Store) putStart(objs []*object, codes []pool.Code) int {
+	fresh := make([]*object, 0, len(objs))
+	var existing int64
+	for i, o := range objs {
+		switch {
+		case o == nil:
+			codes[i] = pool.InvalidParams
+		case !s.claim(o):
+			codes[i], objs[i] = pool.ObjectAlreadyExists, nil
+			existing++
+		default:
+			codes[i] = pool.OK
+			fresh = append(fresh, o)
+		}
 	}
-	if _, ok := s.objects[it.Key]; ok {
-		s.count.PutsExisting++
-		return nil, pool.ObjectAlreadyExists
+	if existing > 0 {
+		s.count.PutsExisting.Add(existing)
 	}
-	seg, off, ok := s.allocate(o.alloc)
-	if !ok {
-		s.count.AllocationFailure++
-		s.needEviction.Store(true)
-		return nil, pool.NoAvailableHandle
+	placed := s.placeAll(fresh)
+	if placed == len(fresh) {
+		return placed
 	}
-	o.seg, o.off, o.data = seg, off, s.segs[seg].bytes(off, o.size)
-	s.objects[it.Key] = o
-	return o, pool.OK
+	for i, o := range objs {
+		if o != nil && o.seg < 0 {
+			s.unindex(o)
+			codes[i], objs[i] = pool.NoAvailableHandle, nil
+		}
+	}
+	s.count.AllocationFailure.Add(int64(len(fresh) - placed))
+	s.needEviction.Store(true)
+	return placed
 }
 
 // validatePut checks an item's key, size and soft pin TTL and, unless
@@ -101,26 +134,14 @@ func (s *Store) validatePut(it *pool.PutItem, inPlace bool) pool.Code {
 	return pool.OK
 }
 
-// allocate places n bytes on the first segment with room, round-robin from
-// the one after the last placement; the caller holds s.mu.
-func (s *Store) allocate(n int64) (seg int, off int64, ok bool) {
-	for i := range s.segs {
-		k := (s.nextSeg + i) % len(s.segs)
-		if off, ok := s.segs[k].alloc(n); ok {
-			s.nextSeg = (k + 1) % len(s.segs)
-			s.used.Add(n)
-			return k, off, true
-		}
-	}
-	return 0, 0, false
-}
+// seqRange takes n publish sequence numbers and returns the first.
+func (s *Store) seqRange(n int) uint64 { return s.seq.Add(uint64(n)) - uint64(n) + 1 }
 
-// putEnd publishes o: its lease deadline is the publish time (no lease) and
-// a soft pin runs from now; the caller holds s.mu.
-func (s *Store) putEnd(o *object, opts *pool.PutOptions, now int64) {
-	s.seq++
-	o.seq = s.seq
-	o.published = true
+// putEnd publishes o as number seq: its lease deadline is the publish time
+// (no lease) and a soft pin runs from now. The caller holds s.mu shared
+// and counts o in s.published.
+func (s *Store) putEnd(o *object, opts *pool.PutOptions, now int64, seq uint64) {
+	o.seq = seq
 	o.publishedAt = now
 	o.lease.Store(now)
 	o.hardPin = opts.HardPin
@@ -134,11 +155,13 @@ func (s *Store) putEnd(o *object, opts *pool.PutOptions, now int64) {
 	if opts.GroupID != "" {
 		s.join(o, opts.GroupID)
 	}
-	s.published++
+	o.published.Store(true)
 }
 
-// join adds o to eviction group id; the caller holds s.mu.
+// join adds o to eviction group id.
 func (s *Store) join(o *object, id string) {
+	s.groupsMu.Lock()
+	defer s.groupsMu.Unlock()
 	g := s.groups[id]
 	if g == nil {
 		g = &group{id: id}
@@ -148,12 +171,14 @@ func (s *Store) join(o *object, id string) {
 	g.members = append(g.members, o)
 }
 
-// leave takes o out of its group; the caller holds s.mu.
+// leave takes o out of its group; the caller holds s.mu exclusively.
 func (s *Store) leave(o *object) {
 	g := o.group
 	if g == nil {
 		return
 	}
+	s.groupsMu.Lock()
+	defer s.groupsMu.Unlock()
 	last := g.members[len(g.members)-1]
 	g.members[o.groupIdx] = last
 	last.groupIdx = o.groupIdx

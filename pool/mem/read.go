@@ -31,8 +31,8 @@ func (s *Store) exist(ctx context.Context, op string, keys []string, status []in
 		until = s.nowNanos() + int64(s.opts.LeaseTTL)
 	}
 	for i, k := range keys {
-		o := s.objects[k]
-		if o == nil || !o.published {
+		o := s.lookupPublished(k)
+		if o == nil {
 			status[i] = 0
 			continue
 		}
@@ -54,8 +54,8 @@ func (s *Store) Sizes(ctx context.Context, keys []string, n []int64) error {
 	}
 	until := s.nowNanos() + int64(s.opts.LeaseTTL)
 	for i, k := range keys {
-		o := s.objects[k]
-		if o == nil || !o.published {
+		o := s.lookupPublished(k)
+		if o == nil {
 			n[i] = int64(pool.ObjectNotFound)
 			continue
 		}
@@ -98,9 +98,9 @@ func (s *Store) holdForGet(ctx context.Context, keys []string, bufs [][]byte, n 
 	}
 	until := s.nowNanos() + int64(s.opts.LeaseTTL)
 	for i, k := range keys {
-		o := s.objects[k]
+		o := s.lookupPublished(k)
 		switch {
-		case o == nil || !o.published:
+		case o == nil:
 			n[i] = int64(pool.ObjectNotFound)
 			continue
 		case s.opts.MetadataOnly || int64(len(bufs[i])) < o.size:
@@ -118,18 +118,18 @@ func (s *Store) holdForGet(ctx context.Context, keys []string, bufs [][]byte, n 
 // no lease; fn runs without the index lock, on the keys present when List
 // started.
 func (s *Store) List(ctx context.Context, prefix string, fn func(key string) error) error {
-	s.mu.RLock()
+	s.mu.Lock()
 	if err := s.begin(ctx, "list", 0, 0); err != nil {
-		s.mu.RUnlock()
+		s.mu.Unlock()
 		return err
 	}
 	var keys []string
-	for k, o := range s.objects {
-		if o.published && strings.HasPrefix(k, prefix) {
-			keys = append(keys, k)
+	s.forEachObject(func(o *object) {
+		if o.published.Load() && strings.HasPrefix(o.key, prefix) {
+			keys = append(keys, o.key)
 		}
-	}
-	s.mu.RUnlock()
+	})
+	s.mu.Unlock()
 	for _, k := range keys {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("mem pool list: %w", err)

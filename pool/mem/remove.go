@@ -19,9 +19,9 @@ func (s *Store) Remove(ctx context.Context, keys []string, force bool, results [
 	}
 	now := s.nowNanos()
 	for i, k := range keys {
-		o := s.objects[k]
+		o := s.lookup(k)
 		switch {
-		case o == nil || !o.published:
+		case o == nil || !o.published.Load():
 			results[i] = pool.ObjectNotFound
 		case !force && (leased(o, now) || o.readers.Load() > 0):
 			results[i] = pool.ObjectHasLease
@@ -35,25 +35,15 @@ func (s *Store) Remove(ctx context.Context, keys []string, force bool, results [
 
 // unpublish takes a published object out of the index and frees its
 // memory, at once or, when it is being read, at the last release; the
-// caller holds s.mu.
+// caller holds s.mu exclusively.
 func (s *Store) unpublish(o *object) {
-	delete(s.objects, o.key)
+	s.unindex(o)
 	s.leave(o)
-	s.published--
+	s.published.Add(-1)
 	o.removed.Store(true)
 	if o.readers.Load() == 0 {
 		s.freeObject(o)
 	}
-}
-
-// freeObject returns o's memory to its segment once; the caller holds s.mu.
-func (s *Store) freeObject(o *object) {
-	if o.freed {
-		return
-	}
-	o.freed = true
-	s.segs[o.seg].free(o.off, o.alloc)
-	s.used.Add(-o.alloc)
 }
 
 func errLengths(keys, got int, what string) error {

@@ -3,6 +3,7 @@ package mem
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/kvctl/kvctl/pool"
 )
@@ -15,7 +16,7 @@ import (
 type Reservation struct {
 	s      *Store
 	placed []placement
-	done   bool // guarded by s.mu
+	done   atomic.Bool // set by the one Commit or Abort that takes effect
 }
 
 // placement is one placed item and the options Commit publishes it with.
@@ -45,8 +46,8 @@ func (s *Store) Reserve(ctx context.Context, items []pool.PutItem, dsts [][]byte
 	if !s.opts.MetadataOnly {
 		pending = s.newObjects(items, true)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.mu.RLock()
+	defer s.mu.RUnlock()
 	if err := s.begin(ctx, "reserve", len(items), len(codes)); err != nil {
 		return nil, err
 	}
@@ -54,21 +55,25 @@ func (s *Store) Reserve(ctx context.Context, items []pool.PutItem, dsts [][]byte
 		return nil, &pool.Error{Code: pool.InvalidParams, Op: "reserve", Err: fmt.Errorf("%d items but %d destinations", len(items), len(dsts))}
 	}
 	r := &Reservation{s: s}
-	for i := range items {
-		dsts[i], codes[i] = nil, pool.InvalidParams
-		if pending == nil {
-			continue
+	clear(dsts)
+	if pending == nil {
+		for i := range codes {
+			codes[i] = pool.InvalidParams
 		}
-		o, code := s.putStart(&items[i], pending[i])
-		codes[i] = code
+		return r, nil
+	}
+	n := s.putStart(pending, codes)
+	if n == 0 {
+		return r, nil
+	}
+	r.placed = make([]placement, 0, n)
+	for i, o := range pending {
 		if o != nil {
 			dsts[i] = o.data
 			r.placed = append(r.placed, placement{o: o, opts: items[i].Options})
 		}
 	}
-	if len(r.placed) > 0 {
-		s.inflight.Add(1)
-	}
+	s.inflight.Add(1)
 	return r, nil
 }
 
@@ -84,33 +89,31 @@ func (r *Reservation) Abort() { r.finish(false) }
 
 // finish publishes or revokes the placed items, once.
 func (r *Reservation) finish(publish bool) {
-	if r == nil || len(r.placed) == 0 {
+	if r == nil || len(r.placed) == 0 || !r.done.CompareAndSwap(false, true) {
 		return
 	}
 	s := r.s
-	s.mu.Lock()
-	if r.done {
-		s.mu.Unlock()
-		return
-	}
-	r.done = true
-	now := s.nowNanos()
-	for i := range r.placed {
-		p := &r.placed[i]
-		if publish {
-			s.putEnd(p.o, &p.opts, now)
-		} else {
+	s.mu.RLock()
+	if publish {
+		now, seq := s.nowNanos(), s.seqRange(len(r.placed))
+		for i := range r.placed {
+			p := &r.placed[i]
+			s.putEnd(p.o, &p.opts, now, seq+uint64(i))
+		}
+		s.published.Add(int64(len(r.placed)))
+	} else {
+		for _, p := range r.placed {
 			s.revoke(p.o)
 		}
 	}
-	s.mu.Unlock()
+	s.mu.RUnlock()
 	s.inflight.Done()
 }
 
 // revoke takes a placed, unpublished object out of the index and frees its
-// memory (Mooncake's PutRevoke); the caller holds s.mu.
+// memory (Mooncake's PutRevoke); the caller holds s.mu shared.
 func (s *Store) revoke(o *object) {
-	delete(s.objects, o.key)
+	s.unindex(o)
 	o.removed.Store(true)
 	s.freeObject(o)
 }

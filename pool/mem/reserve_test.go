@@ -109,7 +109,7 @@ func TestReserveCommit(t *testing.T) {
 	if st := stat(t, s); st.Keys != 4 || st.SoftPinnedKeys != 1 {
 		t.Errorf("Stat() after Commit = %d keys, %d soft-pinned, want 4, 1", st.Keys, st.SoftPinnedKeys)
 	}
-	soft, grouped := s.objects["soft"], s.objects["grouped"]
+	soft, grouped := s.lookup("soft"), s.lookup("grouped")
 	if want := commitAt + int64(time.Minute); soft.softPinUntil != want {
 		t.Errorf("soft pin deadline = %d, want commit time + TTL = %d", soft.softPinUntil, want)
 	}

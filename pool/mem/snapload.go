@@ -135,7 +135,9 @@ func (s *Store) decodeHeader(r *snapReader) error {
 	next := r.u32()
 	r.i64() // save time, informational
 	c := &s.count
-	for _, p := range []*int64{&c.PutsExisting, &c.AllocationFailure, &c.EvictionAttempts, &c.EvictedKeys, &c.EvictedBytes} {
+	c.PutsExisting.Store(r.i64())
+	c.AllocationFailure.Store(r.i64())
+	for _, p := range []*int64{&c.EvictionAttempts, &c.EvictedKeys, &c.EvictedBytes} {
 		*p = r.i64()
 	}
 	if r.err != nil {
@@ -153,7 +155,7 @@ func (s *Store) decodeHeader(r *snapReader) error {
 	if int(next) >= o.Segments {
 		return fmt.Errorf("next segment %d is out of range", next)
 	}
-	s.nextSeg = int(next)
+	s.nextSeg.Store(uint64(next))
 	return s.decodeArenas(r)
 }
 
@@ -248,11 +250,10 @@ func (s *Store) install(objs []*object, groups map[*object]string) error {
 		s.segs[i].restore(spans)
 	}
 	for _, o := range objs {
-		s.objects[o.key] = o
-		s.seq++
-		o.seq = s.seq
-		o.published = true
-		s.published++
+		s.index.Store(o.key, o) // decode refused duplicate keys
+		o.seq = s.seq.Add(1)
+		o.published.Store(true)
+		s.published.Add(1)
 		s.used.Add(o.alloc)
 		if gid := groups[o]; gid != "" {
 			s.join(o, gid)

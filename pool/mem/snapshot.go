@@ -29,8 +29,8 @@ const (
 // Snapshot saves the pool to its snapshot file (see the package doc for the
 // format), atomically: a temporary file beside it is renamed over it.
 func (s *Store) Snapshot(ctx context.Context) error {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if err := s.begin(ctx, "snapshot", 0, 0); err != nil {
 		return err
 	}
@@ -40,7 +40,7 @@ func (s *Store) Snapshot(ctx context.Context) error {
 	return s.save(s.opts.SnapshotPath)
 }
 
-// save writes the snapshot file; the caller holds s.mu for reading.
+// save writes the snapshot file; the caller holds s.mu exclusively.
 func (s *Store) save(path string) (err error) {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
@@ -103,13 +103,15 @@ func (s *Store) encode(out io.Writer) error {
 	w.i64(s.opts.Capacity)
 	w.u32(uint32(s.opts.Segments))
 	w.i64(s.opts.ArenaSize)
-	w.u32(uint32(s.nextSeg))
+	w.u32(uint32(s.nextSeg.Load() % uint64(len(s.segs))))
 	w.i64(s.nowNanos())
-	for _, c := range []int64{s.count.PutsExisting, s.count.AllocationFailure, s.count.EvictionAttempts, s.count.EvictedKeys, s.count.EvictedBytes} {
+	for _, c := range []int64{s.count.PutsExisting.Load(), s.count.AllocationFailure.Load(), s.count.EvictionAttempts, s.count.EvictedKeys, s.count.EvictedBytes} {
 		w.i64(c)
 	}
 	for _, g := range s.segs {
+		g.mu.Lock()
 		w.u32(uint32(g.opened))
+		g.mu.Unlock()
 	}
 	objs := s.publishedObjects()
 	w.u64(uint64(len(objs)))
@@ -125,12 +127,12 @@ func (s *Store) encode(out io.Writer) error {
 
 // publishedObjects lists the published objects in publish order.
 func (s *Store) publishedObjects() []*object {
-	objs := make([]*object, 0, s.published)
-	for _, o := range s.objects {
-		if o.published {
+	objs := make([]*object, 0, s.published.Load())
+	s.forEachObject(func(o *object) {
+		if o.published.Load() {
 			objs = append(objs, o)
 		}
-	}
+	})
 	slices.SortFunc(objs, func(a, b *object) int { return cmp.Compare(a.seq, b.seq) })
 	return objs
 }

@@ -80,7 +80,10 @@ func compareObjects(t *testing.T, a, b *Store) {
 	}
 	views := func(s *Store) map[string]view {
 		out := map[string]view{}
-		for k, o := range s.objects {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.forEachObject(func(o *object) {
+			k := o.key
 			v := view{o.size, o.off, o.lease.Load(), o.softPinUntil, o.publishedAt, o.seg, o.hardPin, "", nil}
 			if o.group != nil {
 				v.Group = o.group.id
@@ -89,7 +92,7 @@ func compareObjects(t *testing.T, a, b *Store) {
 				v.Bytes = s.segs[o.seg].bytes(o.off, o.size)
 			}
 			out[k] = v
-		}
+		})
 		return out
 	}
 	if diff := cmp.Diff(views(a), views(b)); diff != "" {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kvctl/kvctl/pool"
 	"github.com/kvctl/kvctl/size"
+	"github.com/puzpuzpuz/xsync/v4"
 )
 
 var (
@@ -22,26 +23,44 @@ var (
 // ErrClosed is returned by every method of a closed Store.
 var ErrClosed = errors.New("mem pool is closed")
 
-// object is one key's metadata. Fields without atomics are guarded by
-// Store.mu.
+// object is one key's metadata. Which lock guards which field (see the
+// locking in index.go):
+//   - key, size, alloc: set before the object enters the index, then
+//     constant.
+//   - seg, off, data: written by the Put or Reserve call that made the
+//     object, while it is unpublished and owned by that call; constant
+//     once published (published is stored after them).
+//   - seq, publishedAt, hardPin, softPinUntil: written by that call just
+//     before it stores published; read under Store.mu held exclusively,
+//     which keeps publishing calls out.
+//   - group, groupIdx: written by join (at publish, under Store.groupsMu)
+//     and leave (under Store.mu exclusively and Store.groupsMu).
+//   - freed: the mutex of segment seg.
+//   - published, lease, readers, removed: atomics. Once a reader holding
+//     Store.mu shared has found the object published, its seg, off, data
+//     and size are safe to read, and it is not freed before the reader's
+//     release (removal needs Store.mu exclusively).
 type object struct {
-	key          string
-	size         int64
+	// The fields a lookup reads, first, so that they share a cache line
+	// or two.
+	key       string
+	data      []byte       // the object's bytes in its arena; nil when metadata-only
+	lease     atomic.Int64 // lease deadline, Unix ns
+	size      int64
+	readers   atomic.Int32 // Gets and Views holding the bytes
+	published atomic.Bool
+
+	removed      atomic.Bool // gone from the index; memory freed by the last reader
+	freed        bool
+	hardPin      bool
 	alloc        int64
 	off          int64
-	data         []byte // the object's bytes in its arena; nil when metadata-only
-	seg          int
+	seg          int // -1 until placed
 	seq          uint64
-	published    bool
-	hardPin      bool
-	freed        bool
 	publishedAt  int64
 	softPinUntil int64 // Unix ns; 0 when not soft-pinned
 	group        *group
 	groupIdx     int
-	lease        atomic.Int64 // lease deadline, Unix ns
-	readers      atomic.Int32 // Gets and Views holding the bytes
-	removed      atomic.Bool  // gone from the index; memory freed by the last reader
 }
 
 // group is an eviction group: its published members.
@@ -51,10 +70,12 @@ type group struct {
 	skipEpoch uint64
 }
 
-// counters are Stat's cumulative counters.
+// counters are Stat's cumulative counters: the first two are bumped by
+// Put and Reserve under Store.mu shared, the others by the eviction step
+// under Store.mu exclusively.
 type counters struct {
-	PutsExisting      int64
-	AllocationFailure int64
+	PutsExisting      atomic.Int64
+	AllocationFailure atomic.Int64
 	EvictionAttempts  int64
 	EvictedKeys       int64
 	EvictedBytes      int64
@@ -62,27 +83,30 @@ type counters struct {
 
 // Store is the embedded pool. It is safe for concurrent use.
 type Store struct {
-	opts    Options
-	address string
+	opts     Options
+	address  string
+	segs     []*segment
+	maxAlloc int64 // the largest allocation a segment can hold
 
-	mu        sync.RWMutex
-	objects   map[string]*object
-	groups    map[string]*group
-	segs      []*segment
-	nextSeg   int
-	maxAlloc  int64 // the largest allocation a segment can hold
-	seq       uint64
-	published int64
-	epoch     uint64
-	count     counters
-	closed    bool
-	inflight  sync.WaitGroup // Puts between PutStart and PutEnd, open Reservations
+	mu       sync.RWMutex // the structure lock (see index.go)
+	closed   bool         // written under mu exclusively
+	epoch    uint64       // the eviction step's; mu exclusively
+	count    counters
+	inflight sync.WaitGroup // Puts between PutStart and PutEnd, open Reservations
 
+	groupsMu sync.Mutex
+	groups   map[string]*group
+
+	nextSeg      atomic.Uint64 // round-robin placement: the next call's segment
+	seq          atomic.Uint64 // publish order
+	published    atomic.Int64
 	used         atomic.Int64 // mirror of the segments' used bytes
 	needEviction atomic.Bool
 
 	stop chan struct{}
 	done chan struct{}
+
+	index *xsync.Map[string, *object] // every object, published or not
 }
 
 // New opens a store with opts (zero fields take the defaults), loading
@@ -92,7 +116,7 @@ func New(opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mem pool: %w", err)
 	}
-	s := &Store{opts: o, address: addressOf(o), objects: map[string]*object{}, groups: map[string]*group{}}
+	s := &Store{opts: o, address: addressOf(o), index: newIndex(o.Capacity), groups: map[string]*group{}}
 	for i := range o.Segments {
 		g := newSegment(fmt.Sprintf("mem-%d", i), o.segmentCapacity(i), o.ArenaSize, o.MetadataOnly)
 		s.segs = append(s.segs, g)
@@ -150,13 +174,13 @@ func (s *Store) Close() error {
 	if s.opts.SnapshotPath == "" {
 		return nil
 	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	return s.save(s.opts.SnapshotPath)
 }
 
 // begin checks a batch call's context, slice lengths and the store's state;
-// the caller holds s.mu.
+// the caller holds s.mu, shared or exclusively.
 func (s *Store) begin(ctx context.Context, op string, keys, results int) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("mem pool %s: %w", op, err)
@@ -176,8 +200,8 @@ func (s *Store) nowNanos() int64 { return s.opts.Now().UnixNano() }
 // Stat reports the pool's occupancy and counters. SoftPinnedKeys counts
 // published objects whose soft pin is still active.
 func (s *Store) Stat(ctx context.Context) (pool.Stat, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if err := s.begin(ctx, "stat", 0, 0); err != nil {
 		return pool.Stat{}, err
 	}
@@ -185,22 +209,24 @@ func (s *Store) Stat(ctx context.Context) (pool.Stat, error) {
 	st := pool.Stat{
 		Backend:           "mem",
 		Address:           s.address,
-		Keys:              s.published,
+		Keys:              s.published.Load(),
 		UsedBytes:         s.used.Load(),
 		CapacityBytes:     s.opts.Capacity,
 		EvictedKeys:       s.count.EvictedKeys,
 		EvictedBytes:      s.count.EvictedBytes,
 		EvictionAttempts:  s.count.EvictionAttempts,
-		PutsExisting:      s.count.PutsExisting,
-		AllocationFailure: s.count.AllocationFailure,
+		PutsExisting:      s.count.PutsExisting.Load(),
+		AllocationFailure: s.count.AllocationFailure.Load(),
 	}
-	for _, o := range s.objects {
-		if o.published && softPinned(o, now) {
+	s.forEachObject(func(o *object) {
+		if o.published.Load() && softPinned(o, now) {
 			st.SoftPinnedKeys++
 		}
-	}
+	})
 	for _, g := range s.segs {
+		g.mu.Lock()
 		st.Segments = append(st.Segments, pool.Segment{Name: g.name, CapacityBytes: g.capacity, UsedBytes: g.used})
+		g.mu.Unlock()
 	}
 	return st, nil
 }
@@ -209,11 +235,11 @@ func (s *Store) Stat(ctx context.Context) (pool.Stat, error) {
 // segment (none in metadata-only mode). Objects' bytes returned by View lie
 // inside them. Arenas are never freed while the store is open.
 func (s *Store) Arenas() [][]byte {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
 	var out [][]byte
 	for _, g := range s.segs {
+		g.mu.Lock()
 		out = append(out, g.arenas...)
+		g.mu.Unlock()
 	}
 	return out
 }

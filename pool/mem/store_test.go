@@ -113,7 +113,10 @@ func TestClosedStore(t *testing.T) {
 
 func TestStatSegments(t *testing.T) {
 	s, _ := newTestStore(t, Options{Capacity: 1000 * Granule, Segments: 3})
-	mustPut(t, s, sized("a", 100, pool.PutOptions{}), sized("b", 64, pool.PutOptions{}), sized("c", 1, pool.PutOptions{}), sized("d", 65, pool.PutOptions{}))
+	// One call per value: each call takes the next segment.
+	for _, it := range []pool.PutItem{sized("a", 100, pool.PutOptions{}), sized("b", 64, pool.PutOptions{}), sized("c", 1, pool.PutOptions{}), sized("d", 65, pool.PutOptions{})} {
+		mustPut(t, s, it)
+	}
 	want := pool.Stat{
 		Backend:       "mem",
 		Address:       "mem://?capacity=64000&segments=3",

@@ -38,7 +38,7 @@ func (s *Store) View(key string) (b []byte, release func(), code pool.Code) {
 	return o.data, release, pool.OK
 }
 
-// ViewBatch looks keys up in place under one read lock: for each i,
+// ViewBatch looks keys up in place under one shared lock: for each i,
 // views[i] is the value's bytes inside its arena and codes[i] is OK, or
 // views[i] is nil and codes[i] is what View would answer (ObjectNotFound
 // for an absent or unpublished key, InvalidParams for a present key of a
@@ -93,10 +93,10 @@ func (s *Store) holdViews(keys []string, views [][]byte, codes []pool.Code, held
 }
 
 // viewable looks key up for a view, leasing it until until when present;
-// the caller holds s.mu.
+// the caller holds s.mu shared.
 func (s *Store) viewable(key string, until int64) (*object, pool.Code) {
-	o := s.objects[key]
-	if o == nil || !o.published {
+	o := s.lookupPublished(key)
+	if o == nil {
 		return nil, pool.ObjectNotFound
 	}
 	extendLease(o, until)
@@ -134,35 +134,17 @@ func (h *viewHold) release(gen uint64) {
 }
 
 // release ends one read of o, freeing its memory when it was removed while
-// being read.
+// being read. It needs no index lock: removal is over once removed is set,
+// and freeObject frees once under the segment's lock.
 func (s *Store) release(o *object) {
-	if o.readers.Add(-1) != 0 || !o.removed.Load() {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if o.readers.Load() == 0 {
+	if o.readers.Add(-1) == 0 && o.removed.Load() {
 		s.freeObject(o)
 	}
 }
 
-// releaseAll ends one read of each of objs, taking the index lock once
-// when any of them was removed while being read and must now be freed.
+// releaseAll ends one read of each of objs.
 func (s *Store) releaseAll(objs []*object) {
-	locked := false
 	for _, o := range objs {
-		if o.readers.Add(-1) != 0 || !o.removed.Load() {
-			continue
-		}
-		if !locked {
-			s.mu.Lock()
-			locked = true
-		}
-		if o.readers.Load() == 0 {
-			s.freeObject(o)
-		}
-	}
-	if locked {
-		s.mu.Unlock()
+		s.release(o)
 	}
 }

@@ -152,7 +152,7 @@ func TestViewBatchHoldsObjects(t *testing.T) {
 			s, clock := newTestStore(t, Options{Capacity: 10 * 1024, Segments: 1})
 			grouped := pool.PutOptions{GroupID: "g"} // evicted together
 			mustPut(t, s, sized("a", 1000, grouped), sized("b", 1000, grouped))
-			copy(s.objects["a"].data, "alpha")
+			copy(s.lookup("a").data, "alpha")
 			views, _, release := viewBatch(s, "a", "b")
 			clock.Advance(time.Hour) // leases expired: only the views hold a and b
 			tt.drop(t, s)
@@ -185,11 +185,11 @@ func TestViewBatchStaleReleaseIsNoop(t *testing.T) {
 		first()
 		_, _, second := viewBatch(s, "b")
 		first()
-		if got := s.objects["b"].readers.Load(); got != 1 {
+		if got := s.lookup("b").readers.Load(); got != 1 {
 			t.Fatalf("readers of b after a stale release = %d, want 1", got)
 		}
 		second()
-		if got := s.objects["a"].readers.Load() + s.objects["b"].readers.Load(); got != 0 {
+		if got := s.lookup("a").readers.Load() + s.lookup("b").readers.Load(); got != 0 {
 			t.Fatalf("readers of a and b after releases = %d, want 0", got)
 		}
 	}

@@ -1,0 +1,86 @@
+package mem
+
+import "github.com/puzpuzpuz/xsync/v4"
+
+// Locking. The index is one xsync.Map from key to object, published or
+// not: its lookups take no lock and its changes lock one bucket of its
+// table. Store.mu is the structure lock:
+//
+//   - The per-key calls (Put, Reserve, Reservation.Commit and Abort, View,
+//     ViewBatch, Get, Exist, ExistLeasing, Sizes) hold it shared for their
+//     index work. They change the index only to claim a key for a put and
+//     to take out a claimed object that is not published (an Abort's or a
+//     failed put's), and they take one segment lock at a time around each
+//     allocator call. Publishing leaves the index alone: an object is
+//     published by storing its atomic published flag after its other
+//     fields.
+//   - The whole-store operations (Remove, the eviction step, Stat, List,
+//     Snapshot, Close, and load, which runs before the store is shared)
+//     hold it exclusively, which keeps every per-key call out, so nothing
+//     changes the index while they read it, and they delete published
+//     objects from it with no call racing them.
+//   - Releasing a view or a Get takes only a segment lock, to free an
+//     object that was removed while it was being read.
+//
+// The order is Store.mu, then a segment's mu, then Store.groupsMu; no
+// goroutine holds two segment locks. The index's bucket locks are held
+// only inside its calls.
+
+// The index is sized at open for one key per indexBytesPerKey of capacity,
+// at most maxIndexPresize keys (about 2 MiB of table). It grows past that
+// as keys arrive and never shrinks, so that removals and eviction do not
+// make it resize again and again.
+const (
+	indexBytesPerKey = 1 << 20
+	maxIndexPresize  = 1 << 16
+)
+
+// newIndex makes the index of a store of capacity bytes.
+func newIndex(capacity int64) *xsync.Map[string, *object] {
+	hint := int(min(capacity/indexBytesPerKey, maxIndexPresize))
+	return xsync.NewMap[string, *object](xsync.WithPresize(hint), xsync.WithGrowOnly())
+}
+
+// lookup finds key's object, published or not; the caller holds s.mu.
+func (s *Store) lookup(key string) *object {
+	o, _ := s.index.Load(key)
+	return o
+}
+
+// lookupPublished finds key's object if it is published; the caller holds
+// s.mu.
+func (s *Store) lookupPublished(key string) *object {
+	if o := s.lookup(key); o != nil && o.published.Load() {
+		return o
+	}
+	return nil
+}
+
+// claim enters o, unpublished and unplaced, in the index unless its key is
+// there already (published, being put, or claimed earlier in this call),
+// and reports whether it did; the caller holds s.mu shared.
+func (s *Store) claim(o *object) bool {
+	_, loaded := s.index.LoadOrStore(o.key, o)
+	return !loaded
+}
+
+// unindex takes o out of the index if its key still maps to o; the caller
+// holds s.mu, shared or exclusively.
+func (s *Store) unindex(o *object) {
+	s.index.Compute(o.key, func(cur *object, loaded bool) (*object, xsync.ComputeOp) {
+		if loaded && cur == o {
+			return nil, xsync.DeleteOp
+		}
+		return cur, xsync.CancelOp
+	})
+}
+
+// forEachObject calls fn for every object in the index, published or not;
+// the caller holds s.mu exclusively, so that the index does not change
+// meanwhile, and fn must not change it.
+func (s *Store) forEachObject(fn func(o *object)) {
+	s.index.RangeRelaxed(func(_ string, o *object) bool {
+		fn(o)
+		return true
+	})
+}
