@@ -69,9 +69,9 @@ and publish them once the copies finished. --sweep PARAM=V1,V2 (page-bytes,
 regions-per-page, copy, workers, batch, direct; repeatable: the runs are the
 cross product) runs several configurations. Each run first makes --warmup
 untimed transfers of the same pages with the same loader or saver (1 by
-default), so that one-time costs of the process (first touches of memory, the
-driver's lazy set-up) stay out of the figure; the GPU pages are zeroed (loads)
-or the keys removed (saves) before the timed transfer.
+default), so that one-time costs of the process stay out of the figure; the
+GPU pages are zeroed (loads) or the keys removed (saves) before the timed
+transfer.
 
 Exit codes: 3 when --verify finds a page that differs, 5 when --device cuda
 finds no usable GPU or driver.`,

@@ -56,9 +56,8 @@ type BenchOptions struct {
 	Seed      uint64
 	// Warmups is the untimed runs of the same transfer, with the same
 	// loader or saver, before the timed one (none by default): they take
-	// the process's one-time costs (first touches of memory, the driver's
-	// lazy set-up) out of the figure, as a long-running server has paid
-	// them. Saves remove the keys again after each.
+	// the process's one-time costs out of the figure, as a long-running
+	// server has paid them. Saves remove the keys again after each.
 	Warmups int
 }
 
