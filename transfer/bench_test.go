@@ -129,12 +129,7 @@ func benchmarkTransfer(b *testing.B, dir Direction, mode cuda.CopyMode, regionBy
 	const pages, regions = 256, 2
 	dev := testDevice(b)
 	store := newMemPool(b, 256<<20)
-	layout, _ := UniformLayout(1, regions, regions*regionBytes)
-	pools, err := NewPagePools(dev, layout, pages)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ClosePagePools(pools)
+	layout, pools := benchPagePools(b, dev, pages, regions, regionBytes)
 	rs := refs("p", 0, 0, pages)
 	o := Options{Device: dev, Pool: store, Pools: pools, Mode: mode, Batch: 64}
 	putAllLayout(b, store, layout, rs)
@@ -166,6 +161,21 @@ func benchmarkTransfer(b *testing.B, dir Direction, mode cuda.CopyMode, regionBy
 	}
 }
 
+// benchPagePools is a uniform layout of one group of pages of regions
+// regions of regionBytes, and its GPU pages, closed when b ends.
+func benchPagePools(b *testing.B, dev cuda.Device, pages, regions int, regionBytes int64) (Layout, []*PagePool) {
+	layout, err := UniformLayout(1, regions, int64(regions)*regionBytes)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pools, err := NewPagePools(dev, layout, pages)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ClosePagePools(pools) })
+	return layout, pools
+}
+
 func putAllLayout(b *testing.B, s pool.Store, layout Layout, rs []PageRef) {
 	items := make([]pool.PutItem, len(rs))
 	for i, r := range rs {
@@ -189,12 +199,7 @@ func BenchmarkDirect4KiB(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer store.Close()
-	layout, _ := UniformLayout(1, regions, regions*regionBytes)
-	pools, err := NewPagePools(dev, layout, pages)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ClosePagePools(pools)
+	layout, pools := benchPagePools(b, dev, pages, regions, regionBytes)
 	rs := refs("p", 0, 0, pages)
 	o := Options{Device: dev, Pool: store, Pools: pools, Mode: cuda.ModeKernel, Batch: 64, Direct: true}
 	b.Run("load", func(b *testing.B) {
