@@ -9,9 +9,9 @@ import (
 )
 
 // runDirect views set after set in the pool's arenas and queues their
-// copies: once set k's views returned, the views of set k+1 start (on
-// other goroutines) before set k's copies are described and queued. A set
-// holds its views until its copies finished.
+// copies: once set k's views returned, the views of set k+1 start (on the
+// lane's crew, which also describes the copies) before set k's copies are
+// queued. A set holds its views until its copies finished.
 func (c *loadCall) runDirect(ctx context.Context) error {
 	return runSets(c.l.fan.crew, directStep{
 		start:  func(cr *crew) (*prefetch, error) { return c.startView(ctx, cr) },
