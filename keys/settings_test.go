@@ -1,0 +1,72 @@
+package keys
+
+import (
+	"errors"
+	"testing"
+)
+
+func validSettings() Settings {
+	return Settings{
+		Layout: Layout{TokensPerBlock: 4, World: 1, Ranks: []int{0},
+			LayerGroups: []LayerGroup{{ID: 0, BytesPerPage: 128}}},
+		Namespace: Namespace{Name: DefaultNamespace, ModelKey: "m"},
+	}
+}
+
+func TestSettingsValidate(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(*Settings)
+		ok     bool
+	}{
+		{"valid", func(*Settings) {}, true},
+		{"unknown scheme", func(s *Settings) { s.Scheme = "nope" }, false},
+		{"negative lookahead", func(s *Settings) { s.Lookahead = -1 }, false},
+		{"legacy with lookahead", func(s *Settings) { s.Scheme, s.Lookahead = SchemeLegacy, 2 }, false},
+		{"zero T", func(s *Settings) { s.Layout.TokensPerBlock = 0 }, false},
+		{"no model key", func(s *Settings) { s.Namespace.ModelKey = "" }, true},
+	}
+	for _, tt := range tests {
+		s := validSettings()
+		tt.change(&s)
+		err := s.Validate()
+		if (err == nil) != tt.ok {
+			t.Errorf("%s: Validate() = %v, want ok %v", tt.name, err, tt.ok)
+		}
+		if err != nil && !errors.Is(err, ErrBadSettings) {
+			t.Errorf("%s: Validate() = %v, want it to wrap ErrBadSettings", tt.name, err)
+		}
+	}
+}
+
+func TestSettingsHashesMatchChain(t *testing.T) {
+	s := validSettings()
+	s.Lookahead = 1
+	salt := Scope{CacheSalt: "x"}
+	tokens := []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+	got, err := s.Hashes(salt, tokens)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed, err := Seed(SchemeTRTLLM, salt, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewChain(seed, 4, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Extend(tokens)
+	want := c.Hashes()
+	if len(got) != len(want) || len(got) == 0 {
+		t.Fatalf("Hashes() = %d hashes, want %d (> 0)", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("Hashes()[%d] = %s, want %s", i, got[i], want[i])
+		}
+	}
+	if n := s.BlockKeys().PagesPerBlock(); n != 1 {
+		t.Errorf("BlockKeys().PagesPerBlock() = %d, want 1", n)
+	}
+}
