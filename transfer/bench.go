@@ -10,15 +10,17 @@ import (
 
 	"github.com/kvctl/kvctl/cuda"
 	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/stats"
 )
 
-// Direction is a benchmark's direction.
-type Direction string
+// Direction is a benchmark's direction: stats.Op, whose Phases are the
+// phases of the direction in order.
+type Direction = stats.Op
 
 // The directions.
 const (
-	DirectionLoad Direction = "load"
-	DirectionSave Direction = "save"
+	DirectionLoad = stats.OpLoad // pool -> GPU
+	DirectionSave = stats.OpSave // GPU -> pool
 )
 
 // BenchOptions configure Bench. Zero fields take the defaults noted.
