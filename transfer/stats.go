@@ -171,6 +171,13 @@ func (c *phaseClock) addCPU(p Phase, d time.Duration) {
 	}
 }
 
+// threadCPU is the calling OS thread's CPU time (stats.ThreadCPU), 0
+// where it is not measured.
+func threadCPU() time.Duration {
+	cpu, _ := stats.ThreadCPU()
+	return cpu
+}
+
 // stop releases the OS thread.
 func (c *phaseClock) stop() {
 	if c.on {
