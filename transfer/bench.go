@@ -1,6 +1,7 @@
 package transfer
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -115,13 +116,13 @@ type BenchResult struct {
 var ErrVerifyFailed = errors.New("verification failed")
 
 func (o BenchOptions) withDefaults() (BenchOptions, error) {
-	setDefault(&o.PageBytes, 64<<10)
-	setDefault(&o.RegionsPerPage, 2)
-	setDefault(&o.Pages, 1024)
-	setDefault(&o.RequestPages, 32)
-	setDefault(&o.KeyPrefix, "kvctl-bench")
-	setDefault(&o.Direction, DirectionLoad)
-	setDefault(&o.Mode, cuda.ModeMemcpy)
+	o.PageBytes = cmp.Or(o.PageBytes, 64<<10)
+	o.RegionsPerPage = cmp.Or(o.RegionsPerPage, 2)
+	o.Pages = cmp.Or(o.Pages, 1024)
+	o.RequestPages = cmp.Or(o.RequestPages, 32)
+	o.KeyPrefix = cmp.Or(o.KeyPrefix, "kvctl-bench")
+	o.Direction = cmp.Or(o.Direction, DirectionLoad)
+	o.Mode = cmp.Or(o.Mode, cuda.ModeMemcpy)
 	switch {
 	case o.Device == nil || o.Pool == nil:
 		return o, errors.New("bench: a device and a pool are required")
@@ -133,13 +134,6 @@ func (o BenchOptions) withDefaults() (BenchOptions, error) {
 		return o, errors.New("bench: sizes and counts must be positive")
 	}
 	return o, nil
-}
-
-func setDefault[T comparable](v *T, def T) {
-	var zero T
-	if *v == zero {
-		*v = def
-	}
 }
 
 // Bench runs one benchmark: it allocates the GPU pages, makes
@@ -183,8 +177,7 @@ func newBenchResult(o BenchOptions) BenchResult {
 	}
 	workers := 1
 	if o.Async {
-		r.Workers = o.Workers
-		setDefault(&r.Workers, DefaultWorkers)
+		r.Workers = cmp.Or(o.Workers, DefaultWorkers)
 		workers = r.Workers
 	}
 	r.Parallel = Options{Parallel: o.Parallel}.parallelFor(workers)
