@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/kvctl/kvctl/cuda"
-	"github.com/kvctl/kvctl/pool"
 	"github.com/kvctl/kvctl/stats"
 )
 
@@ -24,32 +23,37 @@ const (
 	DirectionSave = stats.OpSave // GPU -> pool
 )
 
+// Defaults of BenchOptions.
+const (
+	// DefaultBenchPageBytes is the bench's bytes_per_page: 64 KiB.
+	DefaultBenchPageBytes = 64 << 10
+	// DefaultBenchRegionsPerPage is the bench's regions per page: 2, K and V.
+	DefaultBenchRegionsPerPage = 2
+	// DefaultBenchPages is the number of pages a bench moves: 1024.
+	DefaultBenchPages = 1024
+	// DefaultBenchRequestPages is the pages of one request: 32.
+	DefaultBenchRequestPages = 32
+)
+
 // BenchOptions configure Bench. Zero fields take the defaults noted.
 type BenchOptions struct {
-	// Device and Pool are required.
-	Device cuda.Device
-	Pool   pool.Store
+	// Options are the loader's or saver's (Device and Pool are required):
+	// Bench runs them as they are, but for Pools and Stats, which it makes.
+	Options
 	// Direction is load (pool -> GPU) or save (GPU -> pool).
 	Direction Direction
-	// PageBytes is bytes_per_page (default 64 KiB), split into
-	// RegionsPerPage equal regions (default 2: K and V).
+	// PageBytes is bytes_per_page (default DefaultBenchPageBytes), split
+	// into RegionsPerPage equal regions (default
+	// DefaultBenchRegionsPerPage).
 	PageBytes      int64
 	RegionsPerPage int
-	// Pages is the number of pages moved (default 1024), in requests of
-	// RequestPages pages (default 32).
+	// Pages is the number of pages moved (default DefaultBenchPages), in
+	// requests of RequestPages pages (default DefaultBenchRequestPages).
 	Pages        int
 	RequestPages int
-	// Batch, StagingBytes, Mode, Direct, Workers, Parallel and
-	// StagingBuffers are as in Options; Async loads through an
-	// AsyncLoader (loads only).
-	Batch          int
-	StagingBytes   int64
-	Mode           cuda.CopyMode
-	Direct         bool
-	Async          bool
-	Workers        int
-	Parallel       int
-	StagingBuffers int
+	// Async loads through an AsyncLoader of Options.Workers workers (loads
+	// only).
+	Async bool
 	// Verify checks every moved page's xxh3-128 against the bytes it was
 	// made from.
 	Verify bool
@@ -116,10 +120,10 @@ type BenchResult struct {
 var ErrVerifyFailed = errors.New("verification failed")
 
 func (o BenchOptions) withDefaults() (BenchOptions, error) {
-	o.PageBytes = cmp.Or(o.PageBytes, 64<<10)
-	o.RegionsPerPage = cmp.Or(o.RegionsPerPage, 2)
-	o.Pages = cmp.Or(o.Pages, 1024)
-	o.RequestPages = cmp.Or(o.RequestPages, 32)
+	o.PageBytes = cmp.Or(o.PageBytes, DefaultBenchPageBytes)
+	o.RegionsPerPage = cmp.Or(o.RegionsPerPage, DefaultBenchRegionsPerPage)
+	o.Pages = cmp.Or(o.Pages, DefaultBenchPages)
+	o.RequestPages = cmp.Or(o.RequestPages, DefaultBenchRequestPages)
 	o.KeyPrefix = cmp.Or(o.KeyPrefix, "kvctl-bench")
 	o.Direction = cmp.Or(o.Direction, DirectionLoad)
 	o.Mode = cmp.Or(o.Mode, cuda.ModeMemcpy)
@@ -192,13 +196,12 @@ type benchRun struct {
 	res   *BenchResult
 }
 
+// options are the loader's or saver's: the bench's, with its pages and
+// statistics.
 func (b *benchRun) options() Options {
-	return Options{
-		Device: b.o.Device, Pool: b.o.Pool, Pools: b.pools, Batch: b.o.Batch,
-		StagingBytes: b.o.StagingBytes, Mode: b.o.Mode, Direct: b.o.Direct,
-		Workers: b.o.Workers, Parallel: b.o.Parallel, StagingBuffers: b.o.StagingBuffers,
-		Stats: b.stats,
-	}
+	o := b.o.Options
+	o.Pools, o.Stats = b.pools, b.stats
+	return o
 }
 
 func (b *benchRun) run(ctx context.Context) error {
