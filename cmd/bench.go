@@ -13,22 +13,18 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// benchOptions are bench's flags. Those transfer.BenchOptions can hold
+// are bound to run's fields; sizes, the copy mode, the device, the pool and
+// the sweeps are strings that plan parses into the runs.
 type benchOptions struct {
-	Device         string
-	Pool           string
-	PageBytes      string
-	RegionsPerPage int
-	Pages          int
-	Bytes          string
-	Batch          int
-	StagingBytes   string
-	Workers        int
-	Async          bool
-	Copy           string
-	Direct         bool
-	Sweep          []string
-	Verify         bool
-	Warmup         int
+	run          transfer.BenchOptions
+	Device       string
+	Pool         string
+	PageBytes    string
+	Bytes        string
+	StagingBytes string
+	Copy         string
+	Sweep        []string
 }
 
 func newBenchCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
@@ -88,19 +84,19 @@ finds no usable GPU or driver.`,
 	fs := c.Flags()
 	fs.StringVar(&o.Device, "device", "auto", "device: auto, host, cuda or cuda:N")
 	fs.StringVar(&o.Pool, "pool", "", "pool URL (default: a fresh embedded mem:// pool sized for the run)")
-	fs.StringVar(&o.PageBytes, "page-bytes", "64KiB", "bytes per page (one layer group)")
-	fs.IntVar(&o.RegionsPerPage, "regions-per-page", 2, "regions per page (K and V: 2)")
-	fs.IntVar(&o.Pages, "pages", 0, "pages to move (default: --bytes worth)")
+	fs.StringVar(&o.PageBytes, "page-bytes", size.Format(transfer.DefaultBenchPageBytes), "bytes per page (one layer group)")
+	fs.IntVar(&o.run.RegionsPerPage, "regions-per-page", transfer.DefaultBenchRegionsPerPage, "regions per page (K and V: 2)")
+	fs.IntVar(&o.run.Pages, "pages", 0, "pages to move (default: --bytes worth)")
 	fs.StringVar(&o.Bytes, "bytes", "256MiB", "bytes to move, when --pages is not given")
-	fs.IntVar(&o.Batch, "batch", 64, "transfer_batch_size: pages per store call")
-	fs.StringVar(&o.StagingBytes, "staging-bytes", "1GiB", "staging_buffer_bytes: pinned staging per direction")
-	fs.IntVar(&o.Workers, "workers", 1, "async load workers (with --async)")
-	fs.BoolVar(&o.Async, "async", false, "load through the asynchronous loader (loads only)")
+	fs.IntVar(&o.run.Batch, "batch", transfer.DefaultBatch, "transfer_batch_size: pages per store call")
+	fs.StringVar(&o.StagingBytes, "staging-bytes", size.Format(transfer.DefaultStagingBytes), "staging_buffer_bytes: pinned staging per direction")
+	fs.IntVar(&o.run.Workers, "workers", transfer.DefaultWorkers, "async load workers (with --async)")
+	fs.BoolVar(&o.run.Async, "async", false, "load through the asynchronous loader (loads only)")
 	fs.StringVar(&o.Copy, "copy", "memcpy", "copy mode: memcpy, kernel or batch")
-	fs.BoolVar(&o.Direct, "direct", false, "copy straight between the GPU and the pool's registered arenas, no staging (mem:// only)")
+	fs.BoolVar(&o.run.Direct, "direct", false, "copy straight between the GPU and the pool's registered arenas, no staging (mem:// only)")
 	fs.StringArrayVar(&o.Sweep, "sweep", nil, "sweep a parameter: page-bytes=4KiB,64KiB | regions-per-page=1,2 | copy=memcpy,kernel | workers=1,2,4 | batch=64,256 | direct=false,true (repeatable)")
-	fs.BoolVar(&o.Verify, "verify", true, "check every page byte-identical after the transfer (xxh3-128)")
-	fs.IntVar(&o.Warmup, "warmup", 1, "untimed runs of the same transfer before the timed one (0: none)")
+	fs.BoolVar(&o.run.Verify, "verify", true, "check every page byte-identical after the transfer (xxh3-128)")
+	fs.IntVar(&o.run.Warmups, "warmup", 1, "untimed runs of the same transfer before the timed one (0: none)")
 	return c
 }
 

@@ -46,12 +46,12 @@ func (o *benchOptions) plan(dir transfer.Direction) ([]transfer.BenchOptions, er
 }
 
 func (o *benchOptions) base(dir transfer.Direction) (transfer.BenchOptions, error) {
-	r := transfer.BenchOptions{Direction: dir, RegionsPerPage: o.RegionsPerPage, Batch: o.Batch,
-		Direct: o.Direct, Async: o.Async, Workers: o.Workers, Verify: o.Verify, Warmups: o.Warmup}
-	if dir == transfer.DirectionSave && o.Async {
+	r := o.run
+	r.Direction = dir
+	if dir == transfer.DirectionSave && r.Async {
 		return r, usagef("--async applies to bench load only")
 	}
-	if o.Batch <= 0 || o.RegionsPerPage <= 0 || o.Workers <= 0 || o.Pages < 0 || o.Warmup < 0 {
+	if r.Batch <= 0 || r.RegionsPerPage <= 0 || r.Workers <= 0 || r.Pages < 0 || r.Warmups < 0 {
 		return r, usagef("--batch, --regions-per-page and --workers must be positive, --pages and --warmup not negative")
 	}
 	var err error
@@ -94,8 +94,7 @@ func (o *benchOptions) fillPages(r *transfer.BenchOptions) error {
 	if r.PageBytes%int64(r.RegionsPerPage) != 0 {
 		return usagef("page size %d is not a multiple of %d regions", r.PageBytes, r.RegionsPerPage)
 	}
-	if o.Pages > 0 {
-		r.Pages = o.Pages
+	if r.Pages > 0 {
 		return nil
 	}
 	total, err := positiveSize("--bytes", o.Bytes)

@@ -29,8 +29,8 @@ func printBench(ios *IOStreams, g *globalOptions, sweep bool, rs []transfer.Benc
 	if len(rs) == 1 {
 		r := rs[0]
 		fmt.Fprintf(ios.Out, "device %s, %s in %.4f s; phases (ms):", r.Device, humanBytes(r.Bytes), r.Seconds)
-		for _, p := range phaseOrder(r.Direction) {
-			if ms, ok := r.PhaseMS[p]; ok {
+		for _, p := range r.Direction.Phases() {
+			if ms, ok := r.PhaseMS[p.String()]; ok {
 				fmt.Fprintf(ios.Out, " %s %.2f", p, ms)
 			}
 		}
@@ -40,11 +40,4 @@ func printBench(ios *IOStreams, g *globalOptions, sweep bool, rs []transfer.Benc
 		}
 	}
 	return nil
-}
-
-func phaseOrder(d transfer.Direction) []string {
-	if d == transfer.DirectionSave {
-		return []string{"resolve", "describe", "stage", "put", "sync"}
-	}
-	return []string{"resolve", "fence", "describe", "get", "unstage", "sync"}
 }

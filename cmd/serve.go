@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kvctl/kvctl/connector"
 	"github.com/kvctl/kvctl/engine"
 	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/size"
 	"github.com/kvctl/kvctl/workload"
 	"github.com/spf13/cobra"
 )
@@ -103,8 +105,8 @@ $ kvctl serve --single-rank --addr 127.0.0.1:8000`,
 	fs.IntVar(&o.MaxBatchSize, "max-batch-size", engine.DefaultMaxBatchSize, "max_batch_size: requests per iteration")
 	fs.IntVar(&o.MaxNumTokens, "max-num-tokens", engine.DefaultMaxNumTokens, "max_num_tokens: token budget per iteration")
 	fs.StringVar(&o.Role, "role", engine.RoleBoth, "connector role: both, producer (saves only), consumer (loads only) or capacity (moves nothing)")
-	fs.IntVar(&o.TransferBatchSize, "transfer-batch-size", 64, "transfer_batch_size: pages per store call")
-	fs.StringVar(&o.StagingBytes, "staging-bytes", "1GiB", "staging_buffer_bytes per direction")
+	fs.IntVar(&o.TransferBatchSize, "transfer-batch-size", connector.DefaultTransferBatchSize, "transfer_batch_size: pages per store call")
+	fs.StringVar(&o.StagingBytes, "staging-bytes", size.Format(connector.DefaultStagingBufferBytes), "staging_buffer_bytes per direction")
 	fs.BoolVar(&o.StageThroughHost, "stage-through-host", false, "stage_through_host: move pages through staging buffers (off, with --device and the embedded pool: loads and saves go straight between the pool's arenas and the device)")
 	fs.StringVar(&o.Device, "device", "", "move pages through package transfer on this device (host, cuda, cuda:N); default: direct host copies")
 	fs.DurationVar(&o.StatsInterval, "stats-interval", 0, "log prefix-hole and load stats lines on stderr at most this often (modelled time; 0: never)")

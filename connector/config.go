@@ -10,25 +10,35 @@ import (
 	"strings"
 
 	"github.com/kvctl/kvctl/size"
+	"github.com/kvctl/kvctl/transfer"
 )
 
 // Defaults of the Mooncake client configuration (spec/mooncake-pool.md).
+// Those of the transfer settings are package transfer's, which applies
+// them to a loader or saver left at zero; they are named here so that the
+// configuration's defaults read in one place.
 const (
 	DefaultMetadataServer     = "P2PHANDSHAKE"
 	DefaultProtocol           = "rdma"
 	DefaultGlobalSegmentSize  = 3355443200
 	DefaultLocalBufferSize    = 1 << 30
-	DefaultRole               = "both"
+	DefaultRole               = RoleBoth
 	DefaultNamespace          = "trtllm"
-	DefaultTransferBatchSize  = 64
-	DefaultStagingBufferBytes = 1 << 30
-	DefaultAsyncLoadWorkers   = 1
+	DefaultTransferBatchSize  = transfer.DefaultBatch
+	DefaultStagingBufferBytes = transfer.DefaultStagingBytes
+	DefaultAsyncLoadWorkers   = transfer.DefaultWorkers
 )
 
-// Roles lists the valid store roles: both (loads and saves), producer
-// (saves only), consumer (loads only), capacity (mounts memory, moves
-// nothing).
-var Roles = []string{"both", "producer", "consumer", "capacity"}
+// The store roles (role): which directions of traffic the connector drives.
+const (
+	RoleBoth     = "both"     // loads and saves
+	RoleProducer = "producer" // saves only
+	RoleConsumer = "consumer" // loads only
+	RoleCapacity = "capacity" // mounts pool memory, moves nothing
+)
+
+// Roles lists the valid store roles.
+var Roles = []string{RoleBoth, RoleProducer, RoleConsumer, RoleCapacity}
 
 // MooncakeConfig is the Mooncake client configuration, the JSON file named
 // by MOONCAKE_CONFIG_PATH that TensorRT-LLM's and vLLM's connectors read.

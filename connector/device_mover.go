@@ -37,14 +37,14 @@ type DeviceMover struct {
 
 // NewDeviceMover returns a device mover for store on dev for pages of the
 // given slots: batches of batch pages, staging of stagingBytes per
-// direction (staging_buffer_bytes; the staging geometry may reduce the
-// batch). With direct, and a store whose arenas the device can map (such
-// as a mem pool), transfers skip the staging (stage_through_host off):
-// loads copy from the pool's memory in place (transfer.ArenaStore) and
-// saves gather into values reserved in it (transfer.ArenaWriter). Close
-// releases its device memory.
+// direction (staging_buffer_bytes; transfer.StagingGeometry, which the
+// loader and saver apply too, may reduce the batch). With direct, and a
+// store whose arenas the device can map (such as a mem pool), transfers
+// skip the staging (stage_through_host off): loads copy from the pool's
+// memory in place (transfer.ArenaStore) and saves gather into values
+// reserved in it (transfer.ArenaWriter). Close releases its device memory.
 func NewDeviceMover(dev cuda.Device, store pool.Store, slots []PageSlot, batch int, stagingBytes int64, direct bool) (*DeviceMover, error) {
-	batch = StagingSlots(max(1, batch), stagingBytes, maxPageBytes(slots))
+	batch = transfer.StagingGeometry(max(1, batch), stagingBytes, maxPageBytes(slots)).Slots
 	m := &DeviceMover{dev: dev, batch: batch, sizes: map[int64]int{}}
 	for _, s := range slots {
 		if _, ok := m.sizes[s.Bytes]; ok {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/kvctl/kvctl/pool"
 	"github.com/kvctl/kvctl/stats"
+	"github.com/kvctl/kvctl/transfer"
 )
 
 // PageMover moves one batch of pages between the pool and the runtime's KV
@@ -49,23 +50,14 @@ func (s *stagingBuf) slot(i int, n int64) []byte {
 	return s.mem[off : off+n : off+n]
 }
 
-// StagingSlots is the number of staging slots of one direction:
-// max(1, min(batch, stagingBytes / maxPageBytes)).
-func StagingSlots(batch int, stagingBytes, maxPageBytes int64) int {
-	if maxPageBytes <= 0 {
-		return max(1, batch)
-	}
-	return int(max(1, min(int64(batch), stagingBytes/maxPageBytes)))
-}
-
 // NewHostMover returns a host page mover for store with batches of batch
-// pages. With stageThroughHost, each direction allocates
-// StagingSlots(batch, stagingBytes, maxPageBytes) slots of maxPageBytes,
-// and a batch is at most that many pages.
+// pages. With stageThroughHost, each direction allocates the slots of
+// transfer.StagingGeometry(batch, stagingBytes, maxPageBytes), of
+// maxPageBytes each, and a batch is at most that many pages.
 func NewHostMover(store pool.Store, batch int, stageThroughHost bool, stagingBytes, maxPageBytes int64) *HostMover {
 	m := &HostMover{store: store, batch: max(1, batch), staged: stageThroughHost}
 	if stageThroughHost {
-		m.batch = StagingSlots(m.batch, stagingBytes, maxPageBytes)
+		m.batch = transfer.StagingGeometry(m.batch, stagingBytes, maxPageBytes).Slots
 		size := int64(m.batch) * maxPageBytes
 		m.loadBuf = stagingBuf{mem: make([]byte, size), slotBytes: maxPageBytes}
 		m.saveBuf = stagingBuf{mem: make([]byte, size), slotBytes: maxPageBytes}

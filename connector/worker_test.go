@@ -275,7 +275,7 @@ func TestWaitForSaveCountsFailedPuts(t *testing.T) {
 	}
 }
 
-func TestStagingSlots(t *testing.T) {
+func TestHostMoverStagedBatch(t *testing.T) {
 	tests := []struct {
 		batch         int
 		staging, page int64
@@ -287,8 +287,9 @@ func TestStagingSlots(t *testing.T) {
 		{0, 1 << 20, 1024, 1},
 	}
 	for _, tt := range tests {
-		if got := StagingSlots(tt.batch, tt.staging, tt.page); got != tt.want {
-			t.Errorf("StagingSlots(%d, %d, %d) = %d, want %d", tt.batch, tt.staging, tt.page, got, tt.want)
+		m := NewHostMover(nil, tt.batch, true, tt.staging, tt.page)
+		if got := m.MaxBatch(); got != tt.want {
+			t.Errorf("NewHostMover(batch %d, staged, %d, %d).MaxBatch() = %d, want %d", tt.batch, tt.staging, tt.page, got, tt.want)
 		}
 	}
 }

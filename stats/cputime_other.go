@@ -4,6 +4,8 @@ package stats
 
 import "time"
 
-// threadCPU reports no CPU time where per-thread usage is not available
-// through the standard library.
+// ThreadCPU reports no CPU time: the thread's clock is read on Linux only.
+func ThreadCPU() (cpu time.Duration, ok bool) { return 0, false }
+
+// threadCPU reports no CPU time and no thread.
 func threadCPU() (cpu time.Duration, tid int, ok bool) { return 0, 0, false }

@@ -125,7 +125,7 @@ func (r *LoadRecorder) Start(p Phase) PhaseTimer {
 }
 
 // PhaseTimer times consecutive phases of one operation on one goroutine.
-// CPU time is the OS thread's (getrusage RUSAGE_THREAD on Linux); a phase
+// CPU time is the OS thread's (ThreadCPU); a phase
 // during which the goroutine moved to another thread gets no CPU sample.
 // Lock the goroutine to its thread (runtime.LockOSThread) for exact CPU
 // accounting. Elsewhere than Linux only wall time is measured.

@@ -1,6 +1,7 @@
 package transfer
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,44 +10,50 @@ import (
 	"time"
 
 	"github.com/kvctl/kvctl/cuda"
-	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/stats"
 )
 
-// Direction is a benchmark's direction.
-type Direction string
+// Direction is a benchmark's direction: stats.Op, whose Phases are the
+// phases of the direction in order.
+type Direction = stats.Op
 
 // The directions.
 const (
-	DirectionLoad Direction = "load"
-	DirectionSave Direction = "save"
+	DirectionLoad = stats.OpLoad // pool -> GPU
+	DirectionSave = stats.OpSave // GPU -> pool
+)
+
+// Defaults of BenchOptions.
+const (
+	// DefaultBenchPageBytes is the bench's bytes_per_page: 64 KiB.
+	DefaultBenchPageBytes = 64 << 10
+	// DefaultBenchRegionsPerPage is the bench's regions per page: 2, K and V.
+	DefaultBenchRegionsPerPage = 2
+	// DefaultBenchPages is the number of pages a bench moves: 1024.
+	DefaultBenchPages = 1024
+	// DefaultBenchRequestPages is the pages of one request: 32.
+	DefaultBenchRequestPages = 32
 )
 
 // BenchOptions configure Bench. Zero fields take the defaults noted.
 type BenchOptions struct {
-	// Device and Pool are required.
-	Device cuda.Device
-	Pool   pool.Store
+	// Options are the loader's or saver's (Device and Pool are required):
+	// Bench runs them as they are, but for Pools and Stats, which it makes.
+	Options
 	// Direction is load (pool -> GPU) or save (GPU -> pool).
 	Direction Direction
-	// PageBytes is bytes_per_page (default 64 KiB), split into
-	// RegionsPerPage equal regions (default 2: K and V).
+	// PageBytes is bytes_per_page (default DefaultBenchPageBytes), split
+	// into RegionsPerPage equal regions (default
+	// DefaultBenchRegionsPerPage).
 	PageBytes      int64
 	RegionsPerPage int
-	// Pages is the number of pages moved (default 1024), in requests of
-	// RequestPages pages (default 32).
+	// Pages is the number of pages moved (default DefaultBenchPages), in
+	// requests of RequestPages pages (default DefaultBenchRequestPages).
 	Pages        int
 	RequestPages int
-	// Batch, StagingBytes, Mode, Direct, Workers, Parallel and
-	// StagingBuffers are as in Options; Async loads through an
-	// AsyncLoader (loads only).
-	Batch          int
-	StagingBytes   int64
-	Mode           cuda.CopyMode
-	Direct         bool
-	Async          bool
-	Workers        int
-	Parallel       int
-	StagingBuffers int
+	// Async loads through an AsyncLoader of Options.Workers workers (loads
+	// only).
+	Async bool
 	// Verify checks every moved page's xxh3-128 against the bytes it was
 	// made from.
 	Verify bool
@@ -113,13 +120,13 @@ type BenchResult struct {
 var ErrVerifyFailed = errors.New("verification failed")
 
 func (o BenchOptions) withDefaults() (BenchOptions, error) {
-	setDefault(&o.PageBytes, 64<<10)
-	setDefault(&o.RegionsPerPage, 2)
-	setDefault(&o.Pages, 1024)
-	setDefault(&o.RequestPages, 32)
-	setDefault(&o.KeyPrefix, "kvctl-bench")
-	setDefault(&o.Direction, DirectionLoad)
-	setDefault(&o.Mode, cuda.ModeMemcpy)
+	o.PageBytes = cmp.Or(o.PageBytes, DefaultBenchPageBytes)
+	o.RegionsPerPage = cmp.Or(o.RegionsPerPage, DefaultBenchRegionsPerPage)
+	o.Pages = cmp.Or(o.Pages, DefaultBenchPages)
+	o.RequestPages = cmp.Or(o.RequestPages, DefaultBenchRequestPages)
+	o.KeyPrefix = cmp.Or(o.KeyPrefix, "kvctl-bench")
+	o.Direction = cmp.Or(o.Direction, DirectionLoad)
+	o.Mode = cmp.Or(o.Mode, cuda.ModeMemcpy)
 	switch {
 	case o.Device == nil || o.Pool == nil:
 		return o, errors.New("bench: a device and a pool are required")
@@ -131,13 +138,6 @@ func (o BenchOptions) withDefaults() (BenchOptions, error) {
 		return o, errors.New("bench: sizes and counts must be positive")
 	}
 	return o, nil
-}
-
-func setDefault[T comparable](v *T, def T) {
-	var zero T
-	if *v == zero {
-		*v = def
-	}
 }
 
 // Bench runs one benchmark: it allocates the GPU pages, makes
@@ -181,8 +181,7 @@ func newBenchResult(o BenchOptions) BenchResult {
 	}
 	workers := 1
 	if o.Async {
-		r.Workers = o.Workers
-		setDefault(&r.Workers, DefaultWorkers)
+		r.Workers = cmp.Or(o.Workers, DefaultWorkers)
 		workers = r.Workers
 	}
 	r.Parallel = Options{Parallel: o.Parallel}.parallelFor(workers)
@@ -197,13 +196,12 @@ type benchRun struct {
 	res   *BenchResult
 }
 
+// options are the loader's or saver's: the bench's, with its pages and
+// statistics.
 func (b *benchRun) options() Options {
-	return Options{
-		Device: b.o.Device, Pool: b.o.Pool, Pools: b.pools, Batch: b.o.Batch,
-		StagingBytes: b.o.StagingBytes, Mode: b.o.Mode, Direct: b.o.Direct,
-		Workers: b.o.Workers, Parallel: b.o.Parallel, StagingBuffers: b.o.StagingBuffers,
-		Stats: b.stats,
-	}
+	o := b.o.Options
+	o.Pools, o.Stats = b.pools, b.stats
+	return o
 }
 
 func (b *benchRun) run(ctx context.Context) error {

@@ -24,15 +24,15 @@ func newMemPool(t testing.TB, capacity int64) *mem.Store {
 func TestBench(t *testing.T) {
 	dev := testDevice(t)
 	tests := []BenchOptions{
-		{Direction: DirectionLoad, Mode: cuda.ModeMemcpy},
-		{Direction: DirectionLoad, Mode: cuda.ModeKernel, RegionsPerPage: 4},
-		{Direction: DirectionLoad, Mode: cuda.ModeBatch},
-		{Direction: DirectionLoad, Mode: cuda.ModeKernel, Direct: true},
-		{Direction: DirectionLoad, Mode: cuda.ModeKernel, Direct: true, Warmups: 2},
-		{Direction: DirectionSave, Mode: cuda.ModeKernel, Warmups: 1},
-		{Direction: DirectionLoad, Mode: cuda.ModeKernel, Async: true, Workers: 3},
-		{Direction: DirectionSave, Mode: cuda.ModeMemcpy},
-		{Direction: DirectionSave, Mode: cuda.ModeKernel, RegionsPerPage: 1},
+		{Direction: DirectionLoad, Options: Options{Mode: cuda.ModeMemcpy}},
+		{Direction: DirectionLoad, RegionsPerPage: 4, Options: Options{Mode: cuda.ModeKernel}},
+		{Direction: DirectionLoad, Options: Options{Mode: cuda.ModeBatch}},
+		{Direction: DirectionLoad, Options: Options{Mode: cuda.ModeKernel, Direct: true}},
+		{Direction: DirectionLoad, Warmups: 2, Options: Options{Mode: cuda.ModeKernel, Direct: true}},
+		{Direction: DirectionSave, Warmups: 1, Options: Options{Mode: cuda.ModeKernel}},
+		{Direction: DirectionLoad, Async: true, Options: Options{Mode: cuda.ModeKernel, Workers: 3}},
+		{Direction: DirectionSave, Options: Options{Mode: cuda.ModeMemcpy}},
+		{Direction: DirectionSave, RegionsPerPage: 1, Options: Options{Mode: cuda.ModeKernel}},
 	}
 	for _, o := range tests {
 		name := fmt.Sprintf("%s/%s/direct=%v/async=%v/warmups=%d", o.Direction, o.Mode, o.Direct, o.Async, o.Warmups)
@@ -74,7 +74,7 @@ func (c corruptStore) Get(ctx context.Context, keys []string, bufs [][]byte, n [
 func TestBenchVerifyFails(t *testing.T) {
 	dev := testDevice(t)
 	for _, dir := range []Direction{DirectionLoad, DirectionSave} {
-		o := BenchOptions{Device: dev, Pool: corruptStore{newMemPool(t, 16<<20)}, Direction: dir, PageBytes: 1024, Pages: 10, Verify: true, Warmups: 1}
+		o := BenchOptions{Direction: dir, PageBytes: 1024, Pages: 10, Verify: true, Warmups: 1, Options: Options{Device: dev, Pool: corruptStore{newMemPool(t, 16<<20)}}}
 		r, err := Bench(context.Background(), o)
 		if !errors.Is(err, ErrVerifyFailed) || r.Verify == "ok" {
 			t.Errorf("Bench(%s, corrupting pool) = %q, %v, want ErrVerifyFailed", dir, r.Verify, err)
@@ -86,14 +86,14 @@ func TestBenchRejects(t *testing.T) {
 	dev := testDevice(t)
 	p := newMemPool(t, 1<<20)
 	tests := []BenchOptions{
-		{Pool: p},
-		{Device: dev},
-		{Device: dev, Pool: p, Direction: "sideways"},
-		{Device: dev, Pool: p, Direction: DirectionSave, Async: true},
-		{Device: dev, Pool: p, Direction: DirectionSave, Direct: true},
-		{Device: dev, Pool: p, PageBytes: 1000, RegionsPerPage: 3},
-		{Device: dev, Pool: p, Pages: -1},
-		{Device: dev, Pool: p, Warmups: -1},
+		{Options: Options{Pool: p}},
+		{Options: Options{Device: dev}},
+		{Direction: "sideways", Options: Options{Device: dev, Pool: p}},
+		{Direction: DirectionSave, Async: true, Options: Options{Device: dev, Pool: p}},
+		{Direction: DirectionSave, Options: Options{Device: dev, Pool: p, Direct: true}},
+		{PageBytes: 1000, RegionsPerPage: 3, Options: Options{Device: dev, Pool: p}},
+		{Pages: -1, Options: Options{Device: dev, Pool: p}},
+		{Warmups: -1, Options: Options{Device: dev, Pool: p}},
 	}
 	for i, o := range tests {
 		if _, err := Bench(context.Background(), o); err == nil {
@@ -249,8 +249,7 @@ func TestBenchWarmupsAreNotCounted(t *testing.T) {
 	for _, dir := range []Direction{DirectionLoad, DirectionSave} {
 		var calls [2]int64
 		for i, warmups := range []int{0, 2} {
-			o := BenchOptions{Device: dev, Pool: newMemPool(t, 16<<20), Direction: dir, Mode: cuda.ModeKernel,
-				PageBytes: 4096, Pages: 96, Batch: 16, Verify: true, Warmups: warmups}
+			o := BenchOptions{Direction: dir, PageBytes: 4096, Pages: 96, Verify: true, Warmups: warmups, Options: Options{Device: dev, Pool: newMemPool(t, 16<<20), Mode: cuda.ModeKernel, Batch: 16}}
 			r, err := Bench(context.Background(), o)
 			if err != nil || r.Verify != "ok" {
 				t.Fatalf("Bench(%s, %d warm-ups) = %q, %v, want a verified run", dir, warmups, r.Verify, err)

@@ -106,11 +106,11 @@ func gpuSweepCases() []BenchOptions {
 	for _, dir := range []Direction{DirectionLoad, DirectionSave} {
 		for _, s := range shapes {
 			for _, mode := range cuda.CopyModes {
-				cases = append(cases, BenchOptions{Direction: dir, Mode: mode, PageBytes: s.page, RegionsPerPage: s.regions, Pages: s.pages, RequestPages: 64, Batch: 256})
+				cases = append(cases, BenchOptions{Direction: dir, PageBytes: s.page, RegionsPerPage: s.regions, Pages: s.pages, RequestPages: 64, Options: Options{Mode: mode, Batch: 256}})
 			}
 		}
 	}
-	big := BenchOptions{Direction: DirectionLoad, PageBytes: 128 << 10, RegionsPerPage: 2, Pages: 2048, RequestPages: 64, Batch: 256}
+	big := BenchOptions{Direction: DirectionLoad, PageBytes: 128 << 10, RegionsPerPage: 2, Pages: 2048, RequestPages: 64, Options: Options{Batch: 256}}
 	for _, mode := range cuda.CopyModes {
 		c := big
 		c.Mode, c.Direct = mode, true
@@ -123,7 +123,7 @@ func gpuSweepCases() []BenchOptions {
 	}
 	// Larger batches at 4 KiB pages: fewer launches and syncs.
 	for _, mode := range cuda.CopyModes {
-		cases = append(cases, BenchOptions{Direction: DirectionLoad, Mode: mode, PageBytes: 4 << 10, RegionsPerPage: 1, Pages: 16384, RequestPages: 1024, Batch: 2048})
+		cases = append(cases, BenchOptions{Direction: DirectionLoad, PageBytes: 4 << 10, RegionsPerPage: 1, Pages: 16384, RequestPages: 1024, Options: Options{Mode: mode, Batch: 2048}})
 	}
 	return cases
 }
@@ -136,14 +136,12 @@ func gpuVariantCases() []BenchOptions {
 	for _, dir := range []Direction{DirectionLoad, DirectionSave} {
 		for _, shape := range [][3]int64{{4 << 10, 1, 16384}, {64 << 10, 16, 4096}} {
 			for _, st := range settings {
-				cases = append(cases, BenchOptions{Direction: dir, Mode: cuda.ModeKernel, PageBytes: shape[0], RegionsPerPage: int(shape[1]), Pages: int(shape[2]),
-					RequestPages: 64, Batch: 256, Parallel: st[0], StagingBuffers: st[1]})
+				cases = append(cases, BenchOptions{Direction: dir, PageBytes: shape[0], RegionsPerPage: int(shape[1]), Pages: int(shape[2]), RequestPages: 64, Options: Options{Mode: cuda.ModeKernel, Batch: 256, Parallel: st[0], StagingBuffers: st[1]}})
 			}
 		}
 	}
 	for _, par := range []int{2, 16} {
-		cases = append(cases, BenchOptions{Direction: DirectionLoad, Mode: cuda.ModeKernel, PageBytes: 128 << 10, RegionsPerPage: 2, Pages: 2048,
-			RequestPages: 64, Batch: 256, Async: true, Workers: 4, Parallel: par})
+		cases = append(cases, BenchOptions{Direction: DirectionLoad, PageBytes: 128 << 10, RegionsPerPage: 2, Pages: 2048, RequestPages: 64, Async: true, Options: Options{Mode: cuda.ModeKernel, Batch: 256, Workers: 4, Parallel: par}})
 	}
 	return cases
 }

@@ -9,14 +9,23 @@ import (
 	"github.com/kvctl/kvctl/pool"
 )
 
-// Defaults of Options.
+// Defaults of Options. DefaultBatch, DefaultStagingBytes and
+// DefaultWorkers are the Mooncake-store connector's defaults of
+// transfer_batch_size, staging_buffer_bytes and async_load_workers. They
+// are written here, in the lowest package that applies them, and package
+// connector's config names them: connector imports transfer, so they
+// cannot live there.
 const (
-	// DefaultBatch is kvctl's default transfer_batch_size, in pages.
-	DefaultBatch = 256
-	// DefaultStagingBytes is the connector's default staging_buffer_bytes.
+	// DefaultBatch is transfer_batch_size's default, in pages: 64, as in
+	// TensorRT-LLM's mooncake_store connector (its config's
+	// transfer_batch_size; spec/mooncake-pool.md).
+	DefaultBatch = 64
+	// DefaultStagingBytes is staging_buffer_bytes's default: 1 GiB per
+	// direction (spec/connector.md).
 	DefaultStagingBytes = 1 << 30
-	// DefaultWorkers is the default number of async load workers.
-	DefaultWorkers = 2
+	// DefaultWorkers is async_load_workers's default: one load worker, the
+	// least the upstream worker runs (max(1, async_load_workers)).
+	DefaultWorkers = 1
 	// DefaultStagingBuffers is the default number of staging buffers a
 	// loader, saver or async worker cycles through.
 	DefaultStagingBuffers = 2

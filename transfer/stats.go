@@ -4,38 +4,31 @@ import (
 	"runtime"
 	"sync"
 	"time"
+
+	"github.com/kvctl/kvctl/stats"
 )
 
-// Phase is one step of a load or save.
-type Phase int
+// Phase is a step of a load or save: stats.Phase, the one list of phases
+// that transfer's Totals, the connector's log lines and metrics and kvctl
+// bench share. Loads go resolve, fence, describe, get, unstage, sync
+// (stats.LoadPhases); saves resolve, describe, stage, put, sync
+// (stats.SavePhases).
+type Phase = stats.Phase
 
-// The phases. Loads go resolve, fence, describe, get, unstage, sync; saves
-// go resolve, describe, stage, sync, put.
+// The phases, as stats defines them, under the names transfer's laps use.
 const (
-	PhaseResolve Phase = iota
-	PhaseFence
-	PhaseDescribe
-	PhaseGet
-	PhaseUnstage
-	PhaseStage
-	PhasePut
-	PhaseSync
-	// NumPhases is the number of phases.
-	NumPhases
+	PhaseResolve  = stats.PhaseResolve
+	PhaseFence    = stats.PhaseFence
+	PhaseDescribe = stats.PhaseDescribe
+	PhaseGet      = stats.PhaseGet
+	PhaseUnstage  = stats.PhaseUnstage
+	PhaseStage    = stats.PhaseStage
+	PhasePut      = stats.PhasePut
+	PhaseSync     = stats.PhaseSync
 )
-
-var phaseNames = [NumPhases]string{"resolve", "fence", "describe", "get", "unstage", "stage", "put", "sync"}
-
-// String is the phase's name as the connector's log line spells it.
-func (p Phase) String() string {
-	if p < 0 || p >= NumPhases {
-		return "unknown"
-	}
-	return phaseNames[p]
-}
 
 // PhaseTimes is the wall time spent in each phase.
-type PhaseTimes [NumPhases]time.Duration
+type PhaseTimes [stats.NumPhases]time.Duration
 
 // Add adds o's times to t.
 func (t *PhaseTimes) Add(o PhaseTimes) {
@@ -176,6 +169,13 @@ func (c *phaseClock) addCPU(p Phase, d time.Duration) {
 	if c.on {
 		c.cpu[p] += d
 	}
+}
+
+// threadCPU is the calling OS thread's CPU time (stats.ThreadCPU), 0
+// where it is not measured.
+func threadCPU() time.Duration {
+	cpu, _ := stats.ThreadCPU()
+	return cpu
 }
 
 // stop releases the OS thread.

@@ -1,6 +1,7 @@
 package mem
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 )
@@ -87,24 +88,18 @@ type Options struct {
 
 // withDefaults fills the zero fields and validates the result.
 func (o Options) withDefaults() (Options, error) {
-	setDefault(&o.Capacity, DefaultCapacity)
-	setDefault(&o.Segments, DefaultSegments)
-	setDefault(&o.ArenaSize, DefaultArenaSize)
-	setDefault(&o.LeaseTTL, DefaultLeaseTTL)
-	setDefault(&o.SoftPinTTL, DefaultSoftPinTTL)
-	setDefault(&o.MaxSoftPinTTL, DefaultMaxSoftPinTTL)
-	setDefault(&o.HighWatermark, DefaultHighWatermark)
-	setDefault(&o.EvictionRatio, DefaultEvictionRatio)
+	o.Capacity = cmp.Or(o.Capacity, DefaultCapacity)
+	o.Segments = cmp.Or(o.Segments, DefaultSegments)
+	o.ArenaSize = cmp.Or(o.ArenaSize, DefaultArenaSize)
+	o.LeaseTTL = cmp.Or(o.LeaseTTL, DefaultLeaseTTL)
+	o.SoftPinTTL = cmp.Or(o.SoftPinTTL, DefaultSoftPinTTL)
+	o.MaxSoftPinTTL = cmp.Or(o.MaxSoftPinTTL, DefaultMaxSoftPinTTL)
+	o.HighWatermark = cmp.Or(o.HighWatermark, DefaultHighWatermark)
+	o.EvictionRatio = cmp.Or(o.EvictionRatio, DefaultEvictionRatio)
 	if o.Now == nil {
 		o.Now = time.Now
 	}
 	return o, o.validate()
-}
-
-func setDefault[T int | int64 | float64 | time.Duration](v *T, def T) {
-	if *v == 0 {
-		*v = def
-	}
 }
 
 func (o Options) validate() error {
