@@ -1,9 +1,36 @@
 package cmd
 
-// The pool backends kvctl links; each registers its URL schemes.
 import (
+	"fmt"
+
+	"github.com/kvctl/kvctl/engine"
+	"github.com/kvctl/kvctl/keys"
+	"github.com/kvctl/kvctl/pool/mem"
+
+	// The pool backends kvctl links; each registers its URL schemes.
 	_ "github.com/kvctl/kvctl/pool/keylist"
-	_ "github.com/kvctl/kvctl/pool/mem"
 	_ "github.com/kvctl/kvctl/pool/mooncake"
 	_ "github.com/kvctl/kvctl/pool/redis"
 )
+
+// This file is where cmd picks concrete backends; the packages below cmd
+// see pools only through package pool's interfaces.
+
+// openEmbeddedPool opens serve's embedded pool (mem, byte mode) of the
+// given capacity, whose leases, soft pins and eviction run on clock: the
+// eviction step is driven by the engine (pool.Evicter, every
+// engine.Config.EvictEvery of virtual time) instead of a wall-clock
+// goroutine. Pass the same clock in engine.Config.Clock.
+func openEmbeddedPool(clock *engine.Clock, capacity int64) (*mem.Store, error) {
+	s, err := mem.New(mem.Options{Capacity: capacity, Eviction: mem.EvictManual, Now: clock.Now})
+	if err != nil {
+		return nil, fmt.Errorf("opening the embedded pool for the run: %w", err)
+	}
+	return s, nil
+}
+
+// runPoolCapacity is the capacity of an embedded pool that holds all a
+// run of tokens tokens with layout l can store, without evicting.
+func runPoolCapacity(l keys.Layout, tokens int64) int64 {
+	return mem.CapacityFor(engine.PoolDemand(l, tokens))
+}

@@ -24,7 +24,7 @@ func runServeHTTP(ctx context.Context, ios *IOStreams, g *globalOptions, o *serv
 		st, err = pool.Open(ctx, o.Pool)
 	} else {
 		cfg.Clock = engine.NewClock()
-		st, err = engine.NewMemPool(cfg.Clock, defaultLiveCapacity)
+		st, err = openEmbeddedPool(cfg.Clock, defaultLiveCapacity)
 	}
 	if err != nil {
 		return err

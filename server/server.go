@@ -23,8 +23,8 @@ type Options struct {
 	// (see Ready).
 	Addr string
 	// Engine configures the engine; its Pool is replaced by Pool. Give the
-	// pool the engine's clock (engine.NewMemPool(cfg.Clock, ...)) so that
-	// leases and eviction age with it.
+	// pool the engine's clock (Engine.Clock) so that leases and eviction
+	// age with it.
 	Engine engine.Config
 	// Pool is the KV-cache pool (required). Run closes it when it
 	// returns.

@@ -28,7 +28,7 @@ type testServer struct {
 func startServer(t *testing.T, edit func(*Options)) *testServer {
 	t.Helper()
 	clk := engine.NewClock()
-	p, err := engine.NewMemPool(clk, 64<<20)
+	p, err := mem.New(mem.Options{Capacity: 64 << 20, Eviction: mem.EvictManual, Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
