@@ -2,9 +2,11 @@ package cmd
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/kvctl/kvctl/engine"
 	"github.com/kvctl/kvctl/keys"
+	"github.com/kvctl/kvctl/pool"
 	"github.com/kvctl/kvctl/pool/mem"
 
 	// The pool backends kvctl links; each registers its URL schemes.
@@ -33,4 +35,21 @@ func openEmbeddedPool(clock *engine.Clock, capacity int64) (*mem.Store, error) {
 // run of tokens tokens with layout l can store, without evicting.
 func runPoolCapacity(l keys.Layout, tokens int64) int64 {
 	return mem.CapacityFor(engine.PoolDemand(l, tokens))
+}
+
+// simulatedPool opens the pools holes simulates: metadata-only mem pools
+// with the simulated master's eviction_ratio and
+// eviction_high_watermark_ratio, whose eviction step the simulator runs on
+// the trace's clock.
+func simulatedPool(evictionRatio, watermark float64) func(int64, func() time.Time) (pool.Store, error) {
+	return func(capacity int64, now func() time.Time) (pool.Store, error) {
+		s, err := mem.New(mem.Options{
+			Capacity: capacity, MetadataOnly: true, EvictionRatio: evictionRatio, HighWatermark: watermark,
+			Eviction: mem.EvictManual, Now: now,
+		})
+		if err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
 }
