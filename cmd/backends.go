@@ -15,15 +15,16 @@ import (
 	_ "github.com/kvctl/kvctl/pool/redis"
 )
 
-// This file is where cmd picks concrete backends; the packages below cmd
-// see pools only through package pool's interfaces.
+// cmd is the glue that picks concrete backends: the packages below it see
+// pools only through package pool's interfaces (a test enforces it). This
+// file links the backends and opens the embedded pools of serve and holes.
 
 // openEmbeddedPool opens serve's embedded pool (mem, byte mode) of the
 // given capacity, whose leases, soft pins and eviction run on clock: the
 // eviction step is driven by the engine (pool.Evicter, every
 // engine.Config.EvictEvery of virtual time) instead of a wall-clock
 // goroutine. Pass the same clock in engine.Config.Clock.
-func openEmbeddedPool(clock *engine.Clock, capacity int64) (*mem.Store, error) {
+func openEmbeddedPool(clock *engine.Clock, capacity int64) (pool.Store, error) {
 	s, err := mem.New(mem.Options{Capacity: capacity, Eviction: mem.EvictManual, Now: clock.Now})
 	if err != nil {
 		return nil, fmt.Errorf("opening the embedded pool for the run: %w", err)
