@@ -196,7 +196,7 @@ func runHolesSimulate(c *cobra.Command, ios *IOStreams, g *globalOptions, o *hol
 	done := make(map[int64]int)
 	opts := holes.SimOptions{
 		Keying: keyingOf(s), SoftPinTTL: time.Duration(o.SoftPinTTLMS) * time.Millisecond,
-		GroupBlocks: o.GroupBlocks, EvictionRatio: o.EvictionRatio, Watermark: o.Watermark,
+		GroupBlocks: o.GroupBlocks, OpenPool: simulatedPool(o.EvictionRatio, o.Watermark),
 		Progress: func(capacity int64, n int) {
 			bar.mu.Lock()
 			done[capacity] = n

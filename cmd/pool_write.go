@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -11,7 +12,7 @@ import (
 )
 
 // maxGetBytes bounds the buffer pool get grows to while looking for a
-// value's size.
+// value's size, on a store that cannot tell it (no pool.Sizer).
 const maxGetBytes = 4 << 30
 
 func newPoolGetCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
@@ -25,7 +26,7 @@ func newPoolGetCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
 		Args:    exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			return withPool(c.Context(), ios, p, func(st pool.Store) error {
-				val, err := getValue(c, st, args[0])
+				val, err := getValue(c.Context(), st, args[0])
 				if err != nil {
 					return err
 				}
@@ -42,12 +43,45 @@ func newPoolGetCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
 	return c
 }
 
-// getValue reads one value, growing the buffer until it fits.
-func getValue(c *cobra.Command, st pool.Store, key string) ([]byte, error) {
+// getValue reads one value: at its size when the store can tell it
+// (pool.Sizer), else into a buffer grown until the value fits.
+func getValue(ctx context.Context, st pool.Store, key string) ([]byte, error) {
+	if sz, ok := st.(pool.Sizer); ok {
+		return getSized(ctx, st, sz, key)
+	}
+	return getGrowing(ctx, st, key)
+}
+
+// getSized asks the value's size, then reads it once.
+func getSized(ctx context.Context, st pool.Store, sz pool.Sizer, key string) ([]byte, error) {
+	size := make([]int64, 1)
+	if err := sz.Sizes(ctx, []string{key}, size); err != nil {
+		return nil, err
+	}
+	if size[0] < 0 {
+		return nil, &pool.Error{Code: pool.Code(size[0]), Op: "get", Key: key}
+	}
+	buf := make([]byte, size[0])
+	n := make([]int64, 1)
+	if err := st.Get(ctx, []string{key}, [][]byte{buf}, n); err != nil {
+		return nil, err
+	}
+	switch {
+	case n[0] >= 0:
+		return buf[:n[0]], nil
+	case pool.Code(n[0]) == pool.InvalidParams:
+		return nil, &pool.Error{Code: pool.InvalidParams, Op: "get", Key: key, Err: fmt.Errorf("value of %d bytes not readable as bytes (a metadata-only pool, or a value replaced while read)", size[0])}
+	}
+	return nil, &pool.Error{Code: pool.Code(n[0]), Op: "get", Key: key}
+}
+
+// getGrowing reads one value into a buffer of 1 MiB, then 4 MiB, ... up to
+// maxGetBytes, until it fits.
+func getGrowing(ctx context.Context, st pool.Store, key string) ([]byte, error) {
 	n := make([]int64, 1)
 	for size := 1 << 20; size <= maxGetBytes; size *= 4 {
 		buf := make([]byte, size)
-		if err := st.Get(c.Context(), []string{key}, [][]byte{buf}, n); err != nil {
+		if err := st.Get(ctx, []string{key}, [][]byte{buf}, n); err != nil {
 			return nil, err
 		}
 		switch {

@@ -166,7 +166,7 @@ func (o *serveOptions) attachPool(ctx context.Context, ios *IOStreams, cfg *engi
 		return asUsage(err)
 	}
 	cfg.Clock = engine.NewClock()
-	st, err := engine.NewMemPool(cfg.Clock, engine.PoolCapacity(cfg.Layout, tokens))
+	st, err := openEmbeddedPool(cfg.Clock, runPoolCapacity(cfg.Layout, tokens))
 	cfg.Pool = st
 	return err
 }

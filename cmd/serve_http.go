@@ -6,6 +6,7 @@ import (
 
 	"github.com/kvctl/kvctl/engine"
 	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/pool/mooncake"
 	"github.com/kvctl/kvctl/server"
 )
 
@@ -24,7 +25,7 @@ func runServeHTTP(ctx context.Context, ios *IOStreams, g *globalOptions, o *serv
 		st, err = pool.Open(ctx, o.Pool)
 	} else {
 		cfg.Clock = engine.NewClock()
-		st, err = engine.NewMemPool(cfg.Clock, defaultLiveCapacity)
+		st, err = openEmbeddedPool(cfg.Clock, defaultLiveCapacity)
 	}
 	if err != nil {
 		return err
@@ -33,7 +34,7 @@ func runServeHTTP(ctx context.Context, ios *IOStreams, g *globalOptions, o *serv
 		defer cfg.Device.Close()
 	}
 	return server.Run(ctx, server.Options{
-		Addr: o.Addr, Engine: cfg, Pool: st, RealTime: o.RealTime,
+		Addr: o.Addr, Engine: cfg, Pool: st, Master: mooncake.NewMasterHandler(st), RealTime: o.RealTime,
 		ModelName: cfg.Namespace.ModelKey,
 		Logf: func(format string, args ...any) {
 			if !g.Quiet {

@@ -17,7 +17,7 @@ func BenchmarkReplay(b *testing.B) {
 	var tokens int64
 	for b.Loop() {
 		clk := NewClock()
-		p, err := NewMemPool(clk, 1<<30)
+		p, err := newMemPool(clk, 1<<30)
 		if err != nil {
 			b.Fatal(err)
 		}

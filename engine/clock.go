@@ -12,7 +12,8 @@ var Epoch = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 // Clock is the replay's virtual clock: it moves only when the engine
 // charges an iteration's modelled cost or jumps to the next arrival. Give
 // its Now to the pool (mem.Options.Now) so that leases, soft pins and
-// eviction age on the same clock as the trace. It is safe for concurrent
+// eviction age on the same clock as the trace; the engine runs the
+// eviction step of a pool.Evicter in manual mode on this clock. It is safe for concurrent
 // use.
 type Clock struct {
 	start time.Time

@@ -58,8 +58,8 @@ const (
 
 // Config configures a replay. Zero fields take the documented defaults.
 type Config struct {
-	// Pool is the KV-cache pool (required). See PoolCapacity and NewMemPool
-	// for the default embedded pool.
+	// Pool is the KV-cache pool (required). See PoolDemand for sizing an
+	// embedded pool.
 	Pool pool.Store
 	// Layout: T and page sizes. A zero Layout is T=DefaultTokensPerBlock,
 	// one layer group 0 of DefaultPageBytes, a single rank (world 1, rank
@@ -122,10 +122,11 @@ type Config struct {
 	// Costs model the time of an iteration.
 	Costs Costs
 	// Clock is the virtual clock; nil makes a fresh one. Share it with the
-	// pool (NewMemPool) so that leases age in virtual time.
+	// pool (its Now, e.g. mem.Options.Now) so that leases age in virtual
+	// time.
 	Clock *Clock
-	// EvictEvery runs the pool's eviction step (stores with EvictNow, such
-	// as a mem pool in manual eviction mode) every so much virtual time;
+	// EvictEvery runs the pool's eviction step (a pool.Evicter in manual
+	// eviction mode, such as a mem pool) every so much virtual time;
 	// zero means every 10 ms, the master's period.
 	EvictEvery time.Duration
 	// Regions splits synthetic pages (default DefaultRegions).

@@ -3,6 +3,8 @@ package engine
 import (
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/kvctl/kvctl/keys"
 )
 
@@ -78,16 +80,24 @@ func TestGPUBlocks(t *testing.T) {
 	}
 }
 
-func TestPoolCapacity(t *testing.T) {
-	l := DefaultLayout(32)
-	small := PoolCapacity(l, 1000)
-	if small != 64<<20 {
-		t.Errorf("PoolCapacity(1000 tokens) = %d, want the 64 MiB floor", small)
+func TestPoolDemand(t *testing.T) {
+	two := DefaultLayout(32)
+	two.Ranks = []int{0, 1}
+	two.Replicated = []keys.LayerGroup{{ID: 9, BytesPerPage: 100}}
+	tests := []struct {
+		name       string
+		l          keys.Layout
+		tokens     int64
+		wantBlocks int64
+		wantSizes  []int64
+	}{
+		{"default layout", DefaultLayout(32), 145_000_000, 145_000_000/32 + 1, []int64{DefaultPageBytes}},
+		{"two ranks and a replicated group", two, 64, 3, []int64{DefaultPageBytes, DefaultPageBytes, 100}},
 	}
-	// 145M tokens at T=32, one 128-byte page per block, under 85%.
-	got := PoolCapacity(l, 145_000_000)
-	need := int64(145_000_000/32) * DefaultPageBytes
-	if got < need || float64(need)/float64(got) > 0.86 || got%(1<<20) != 0 {
-		t.Errorf("PoolCapacity(145M tokens) = %d, want a MiB multiple with %d bytes at most 85%% of it", got, need)
+	for _, tt := range tests {
+		blocks, sizes := PoolDemand(tt.l, tt.tokens)
+		if blocks != tt.wantBlocks || !cmp.Equal(sizes, tt.wantSizes) {
+			t.Errorf("PoolDemand(%s, %d) = %d, %v, want %d, %v", tt.name, tt.tokens, blocks, sizes, tt.wantBlocks, tt.wantSizes)
+		}
 	}
 }

@@ -90,8 +90,9 @@
 // request, per byte moved). The clock advances by that cost and jumps over
 // idle gaps to the next arrival, so TTFT and inter-token latency are
 // modelled milliseconds and a replay runs as fast as the CPU allows. Give
-// the pool the same clock (NewMemPool) so that leases and eviction age in
-// virtual time.
+// the pool the same clock (Config.Clock) so that leases and eviction age in
+// virtual time; the engine runs the eviction step of a pool.Evicter in
+// manual mode every Config.EvictEvery of it.
 //
 // # Memory and cost
 //
@@ -100,7 +101,7 @@
 // pool holds the pages. Cost grows linearly with prompt tokens: hashing,
 // key building and page generation are per block, with buffers reused
 // from pass to pass. With the default layout (T=32, one 128-byte page per
-// block), verification on, an embedded pool sized by PoolCapacity and
+// block), verification on, an embedded pool sized by PoolDemand and
 // Config.MemoryLimit = SuggestedMemoryLimit, the 12,031-request Mooncake
 // conversation trace (145M prompt tokens, ~3M pages stored) replays in
 // about 20 s on two cores at about 1.65 GiB resident, with a hit rate

@@ -105,7 +105,7 @@ func newOwner(cfg Config, out *outcome, index int) (*engine, error) {
 	if err := e.newConnector(slots); err != nil {
 		return nil, errors.Join(err, e.close())
 	}
-	e.evict = memEvictFunc(cfg.Pool)
+	e.evict = evictFunc(cfg.Pool)
 	return e, nil
 }
 

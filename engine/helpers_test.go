@@ -42,12 +42,19 @@ func tokensOf(start, n int) []int64 {
 	return out
 }
 
+// newMemPool opens a mem pool of capacity bytes (byte mode) whose leases
+// and eviction run on clock, the eviction step driven by the engine, as
+// serve's embedded pool.
+func newMemPool(clock *Clock, capacity int64) (*mem.Store, error) {
+	return mem.New(mem.Options{Capacity: capacity, Eviction: mem.EvictManual, Now: clock.Now})
+}
+
 // testConfig is a small engine on a fresh mem pool (manual eviction, on
 // the config's clock); the pool is closed with the test.
 func testConfig(t *testing.T) (Config, *mem.Store) {
 	t.Helper()
 	clk := NewClock()
-	p, err := NewMemPool(clk, 64<<20)
+	p, err := newMemPool(clk, 64<<20)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -180,7 +180,7 @@ func TestReuseMatchAlignmentValidation(t *testing.T) {
 			t.Errorf("checkAlignment(%d, %d) = %v, want ok %v", tt.alignment, tt.t, err, tt.ok)
 		}
 		cfg := Config{Pool: nil, Layout: DefaultLayout(tt.t), ReuseMatchAlignment: tt.alignment}
-		cfg.Pool, _ = NewMemPool(NewClock(), 64<<20)
+		cfg.Pool, _ = newMemPool(NewClock(), 64<<20)
 		_, err = newEngine(cfg)
 		if tt.alignment != 0 && (err == nil) != tt.ok {
 			t.Errorf("newEngine with reuse_match_alignment %d, T %d = %v, want ok %v", tt.alignment, tt.t, err, tt.ok)

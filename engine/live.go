@@ -29,7 +29,7 @@ type LiveOptions struct {
 // (Submit) instead of read from a trace. One goroutine (Run) owns the KV
 // cache, the scheduler and the connector and runs the same passes as a
 // replay (see Run), idling while no request is in flight. Config.Clock is
-// its clock (share it with the pool, see NewMemPool);
+// its clock (share it with the pool, see Config.Clock);
 // Config.MemoryLimit is ignored.
 type Live struct {
 	c       *cluster

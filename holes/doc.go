@@ -6,9 +6,9 @@
 // exist (one batched, read-only exist per request or per chunk of keys, or
 // the connector's leasing exist when asked) and analyses every request with
 // stats.Analyze. Simulate replays requests in arrival order into an embedded
-// pool (pool/mem in metadata-only mode, so pools far larger than the machine
-// can be modelled) with Mooncake's leases and eviction on the trace's virtual
-// clock: each request looks up its blocks as the connector does, then saves
-// the blocks it computed, and the holes that eviction tears into prefixes are
-// counted the same way.
+// pool that the caller opens (kvctl opens pool/mem in metadata-only mode, so
+// pools far larger than the machine can be modelled) with Mooncake's leases
+// and eviction on the trace's virtual clock: each request looks up its
+// blocks as the connector does, then saves the blocks it computed, and the
+// holes that eviction tears into prefixes are counted the same way.
 package holes

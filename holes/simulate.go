@@ -2,6 +2,7 @@ package holes
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -9,7 +10,6 @@ import (
 
 	"github.com/kvctl/kvctl/keys"
 	"github.com/kvctl/kvctl/pool"
-	"github.com/kvctl/kvctl/pool/mem"
 	"github.com/kvctl/kvctl/stats"
 	"github.com/kvctl/kvctl/workload"
 )
@@ -22,14 +22,16 @@ type SimOptions struct {
 	// GroupBlocks puts every page of a block into the block's eviction
 	// group (its group key).
 	GroupBlocks bool
-	// EvictionRatio and Watermark are the master's eviction_ratio and
-	// eviction_high_watermark_ratio (defaults 0.05 and 0.90).
-	EvictionRatio float64
-	Watermark     float64
-	// LeaseTTL is default_kv_lease_ttl (default 10 s).
-	LeaseTTL time.Duration
-	// Segments is the number of pool segments (default 4, as mem).
-	Segments int
+	// OpenPool opens the empty pool of capacity bytes that one simulated
+	// capacity replays into (required), with the simulated master's
+	// settings (eviction_ratio, eviction_high_watermark_ratio, lease TTL).
+	// Its leases and eviction must run on the clock now (the arrival time
+	// of the request being replayed), it must accept puts of sizes without
+	// values (metadata-only), and it must be a pool.LeasingExister and a
+	// pool.Evicter in manual eviction mode: the simulator runs the
+	// eviction step between store calls, as the master's loop does. kvctl
+	// opens pool/mem in metadata-only mode.
+	OpenPool func(capacity int64, now func() time.Time) (pool.Store, error)
 	// PutBatch is the pages per put call, the connector's
 	// transfer_batch_size (default DefaultPutBatch); the master's eviction
 	// loop runs between calls.
@@ -102,20 +104,22 @@ func Sweep(ctx context.Context, reqs []Prepared, opts SimOptions, capacities []i
 }
 
 // Simulate replays reqs in arrival order into an embedded metadata-only
-// pool of the given capacity with Mooncake eviction, and counts the holes
-// every lookup finds.
+// pool of the given capacity (opts.OpenPool) with Mooncake eviction, and
+// counts the holes every lookup finds.
 func Simulate(ctx context.Context, reqs []Prepared, opts SimOptions, capacity int64) (Run, error) {
+	if opts.OpenPool == nil {
+		return Run{}, errors.New("simulating: no pool to simulate (SimOptions.OpenPool is nil)")
+	}
 	clock := &virtualClock{}
-	st, err := mem.New(mem.Options{
-		Capacity: capacity, Segments: opts.Segments, MetadataOnly: true,
-		LeaseTTL: opts.LeaseTTL, HighWatermark: opts.Watermark, EvictionRatio: opts.EvictionRatio,
-		Eviction: mem.EvictManual, Now: clock.now,
-	})
+	st, err := opts.OpenPool(capacity, clock.now)
 	if err != nil {
 		return Run{}, fmt.Errorf("capacity %d: %w", capacity, err)
 	}
 	defer st.Close()
-	sim := &simulator{opts: opts, st: st}
+	sim, err := newSimulator(opts, st)
+	if err != nil {
+		return Run{}, fmt.Errorf("capacity %d: %w", capacity, err)
+	}
 	for i, r := range reqs {
 		if err := ctx.Err(); err != nil {
 			return Run{}, err

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/kvctl/kvctl/keys"
+	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/pool/mem"
 	"github.com/kvctl/kvctl/workload"
 )
 
@@ -17,6 +19,14 @@ func traceKeying() Keying {
 		Layout: keys.Layout{TokensPerBlock: 32, World: 1, Ranks: []int{0},
 			LayerGroups: []keys.LayerGroup{{ID: 0, BytesPerPage: 64 << 10}}},
 		Namespace: keys.Namespace{Name: "trtllm", ModelKey: "m"},
+	}
+}
+
+// memPool opens what kvctl simulates: a metadata-only mem pool of the given
+// segments (0: mem's default) whose eviction step the simulator runs.
+func memPool(segments int) func(int64, func() time.Time) (pool.Store, error) {
+	return func(capacity int64, now func() time.Time) (pool.Store, error) {
+		return mem.New(mem.Options{Capacity: capacity, Segments: segments, MetadataOnly: true, Eviction: mem.EvictManual, Now: now})
 	}
 }
 
@@ -40,7 +50,7 @@ func TestSimulateUnboundedMatchesIdeal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := Simulate(context.Background(), reqs, SimOptions{Keying: traceKeying()}, 1<<40)
+	run, err := Simulate(context.Background(), reqs, SimOptions{Keying: traceKeying(), OpenPool: memPool(0)}, 1<<40)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +68,7 @@ func TestSimulateUnboundedMatchesIdeal(t *testing.T) {
 // Shrinking the pool evicts, lowers the hit rate and tears holes.
 func TestSweepShrinkingCapacity(t *testing.T) {
 	reqs, _ := prepareHead(t)
-	opts := SimOptions{Keying: traceKeying(), SoftPinTTL: 0}
+	opts := SimOptions{Keying: traceKeying(), SoftPinTTL: 0, OpenPool: memPool(0)}
 	caps := []int64{1 << 40, 4 << 30, 1 << 30}
 	runs, err := Sweep(context.Background(), reqs, opts, caps)
 	if err != nil {
@@ -102,7 +112,7 @@ func TestSimulateEvictionTearsHole(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := Simulate(context.Background(), reqs, SimOptions{Keying: k, Segments: 1, PutBatch: 1}, 10*1024)
+	run, err := Simulate(context.Background(), reqs, SimOptions{Keying: k, PutBatch: 1, OpenPool: memPool(1)}, 10*1024)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,11 +128,38 @@ func TestSimulateEvictionTearsHole(t *testing.T) {
 // Soft pins are put as asked.
 func TestSimulateSoftPin(t *testing.T) {
 	reqs, _ := prepareHead(t)
-	run, err := Simulate(context.Background(), reqs[:20], SimOptions{Keying: traceKeying(), SoftPinTTL: time.Hour}, 1<<40)
+	run, err := Simulate(context.Background(), reqs[:20], SimOptions{Keying: traceKeying(), SoftPinTTL: time.Hour, OpenPool: memPool(0)}, 1<<40)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if run.Pool.SoftPinnedKeys != run.Pool.Keys || run.Pool.Keys == 0 {
 		t.Errorf("soft-pinned keys = %d of %d, want all", run.Pool.SoftPinnedKeys, run.Pool.Keys)
+	}
+}
+
+// Simulate refuses a pool it cannot drive: none, one that grants no
+// leases, one that evicts on its own.
+func TestSimulateNeedsADrivablePool(t *testing.T) {
+	reqs, _ := prepareHead(t)
+	background := func(capacity int64, now func() time.Time) (pool.Store, error) {
+		return mem.New(mem.Options{Capacity: capacity, MetadataOnly: true, Now: now})
+	}
+	noLeases := func(capacity int64, now func() time.Time) (pool.Store, error) {
+		s, err := memPool(0)(capacity, now)
+		return struct{ pool.Store }{s}, err
+	}
+	tests := []struct {
+		name string
+		open func(int64, func() time.Time) (pool.Store, error)
+	}{
+		{"no pool", nil},
+		{"eviction on its own", background},
+		{"no leases", noLeases},
+	}
+	for _, tt := range tests {
+		_, err := Simulate(context.Background(), reqs[:1], SimOptions{Keying: traceKeying(), OpenPool: tt.open}, 1<<30)
+		if err == nil {
+			t.Errorf("Simulate with %s = nil error, want one", tt.name)
+		}
 	}
 }

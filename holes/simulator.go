@@ -2,17 +2,19 @@ package holes
 
 import (
 	"context"
+	"errors"
 
 	"github.com/kvctl/kvctl/keys"
 	"github.com/kvctl/kvctl/pool"
-	"github.com/kvctl/kvctl/pool/mem"
 	"github.com/kvctl/kvctl/stats"
 )
 
 // simulator replays requests into one pool, reusing its buffers.
 type simulator struct {
 	opts       SimOptions
-	st         *mem.Store
+	st         pool.Store
+	exist      pool.LeasingExister
+	evict      pool.Evicter
 	summary    stats.Holes
 	failedPuts int64
 
@@ -21,6 +23,20 @@ type simulator struct {
 	present []bool
 	items   []pool.PutItem
 	results []pool.Code
+}
+
+// newSimulator replays into st, which must grant leases on exist and leave
+// its eviction step to the simulator.
+func newSimulator(opts SimOptions, st pool.Store) (*simulator, error) {
+	exist, ok := st.(pool.LeasingExister)
+	if !ok {
+		return nil, errors.New("the simulated pool grants no leases (not a pool.LeasingExister)")
+	}
+	evict, ok := st.(pool.Evicter)
+	if !ok || !evict.ManualEviction() {
+		return nil, errors.New("the simulated pool does not leave eviction to the simulator (not a pool.Evicter in manual mode)")
+	}
+	return &simulator{opts: opts, st: st, exist: exist, evict: evict}, nil
 }
 
 // request does what the connector does for one request: a leasing lookup
@@ -37,7 +53,7 @@ func (s *simulator) request(ctx context.Context, r Prepared) error {
 	}
 	cut := offer * ppb
 	s.status = grow(s.status, cut)
-	if err := s.st.ExistLeasing(ctx, s.keys[:cut], s.status); err != nil {
+	if err := s.exist.ExistLeasing(ctx, s.keys[:cut], s.status); err != nil {
 		return err
 	}
 	present, err := stats.BlockPresence(s.status, ppb)
@@ -80,7 +96,7 @@ func (s *simulator) save(ctx context.Context, hashes []keys.Hash, from int) erro
 			return err
 		}
 		// The master's eviction loop runs between store calls.
-		s.st.EvictNow()
+		s.evict.EvictNow()
 	}
 	for _, c := range s.results {
 		if c != pool.OK && c != pool.ObjectAlreadyExists {

@@ -6,7 +6,37 @@
 //
 // Backends live in subpackages (mem, redis, mooncake, keylist) and register
 // themselves with Register from an init function; import them for their side
-// effect, as database/sql drivers are imported.
+// effect, as database/sql drivers are imported. Only cmd (the glue) and the
+// backends' own tests import a backend; every other package sees a pool
+// through this package's interfaces.
+//
+// # Design
+//
+// Store holds only what every backend can do. Anything more is an optional
+// ability: a small interface, declared in abilities.go and nowhere else,
+// that a caller finds by type assertion and falls back from (or says why it
+// cannot) when a store lacks it. Each backend states the abilities it has
+// with compile-time checks (var _ pool.Sizer = (*Store)(nil)). One
+// conformance suite, pool/pooltest, runs against every backend and tests
+// the optional abilities a store has. Keep it that way: a new need of a
+// caller becomes a new ability here, never an assertion of a backend's
+// concrete type.
+//
+// # Abilities
+//
+//	ability         what it adds                                   mem  redis  mooncake  keylist
+//	Lister          List keys by prefix                            yes  yes    yes       yes
+//	LeasingExister  Exist that grants leases (BatchExistKey)       yes
+//	Sizer           value sizes without reading them               yes  yes
+//	Snapshotter     save to the snapshot file                      yes
+//	ReadOnly        refuses Put and Remove                                     yes       yes
+//	Evicter         the owner runs the eviction step (EvictNow)    yes
+//	ArenaHolder     values in host arenas a device can map         yes
+//	Viewer          values looked up in place (ViewBatch)          yes
+//	Reserver        values placed, written in place, committed     yes
+//
+// Direct transfers need ArenaHolder with Viewer (loads) or Reserver (saves);
+// a replay's embedded pool needs Evicter to evict on the replay's clock.
 package pool
 
 import (
@@ -47,34 +77,6 @@ type Store interface {
 	// Close releases the backend's resources (and, for a pool with a
 	// snapshot file, saves it).
 	Close() error
-}
-
-// Lister is implemented by backends that can enumerate their keys.
-type Lister interface {
-	// List calls fn for every readable key that starts with prefix, in no
-	// particular order, stopping at the first error fn returns.
-	List(ctx context.Context, prefix string, fn func(key string) error) error
-}
-
-// LeasingExister is implemented by backends that can probe as Mooncake's
-// BatchExistKey does: every present key's lease is extended to at least
-// now + the lease TTL, which protects it from eviction for that long.
-type LeasingExister interface {
-	// ExistLeasing is Exist that grants a lease to every present key.
-	ExistLeasing(ctx context.Context, keys []string, status []int) error
-}
-
-// Snapshotter is implemented by backends that can save their contents to
-// the snapshot file they were opened with.
-type Snapshotter interface {
-	// Snapshot writes the pool's current contents to its snapshot file.
-	Snapshot(ctx context.Context) error
-}
-
-// ReadOnly is implemented by backends that never accept writes; ReadOnly
-// reports whether this store refuses Put and Remove.
-type ReadOnly interface {
-	ReadOnly() bool
 }
 
 // SoftPinAction is ReplicateConfig.soft_pin_action.

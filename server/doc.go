@@ -11,7 +11,8 @@
 //	GET  /healthz            {"status":"ok"} while the engine runs, else 503
 //	GET  /metrics            kvctl_* series and the master's master_* gauges (Prometheus text)
 //	GET  /get_all_keys, /batch_query_keys, /query_key, /get_segments_detail, /health
-//	                         the Mooncake master admin API over the pool (mooncake.NewMasterHandler)
+//	                         the Mooncake master admin API over the pool (Options.Master;
+//	                         kvctl serves mooncake.NewMasterHandler)
 //
 // # Tokens and text
 //

@@ -38,9 +38,13 @@ func newMetrics(live *engine.Live, p pool.Store) *metrics {
 }
 
 // handler serves the registry followed by the master's metrics (master_*
-// gauges and counters of the pool) as one exposition.
+// gauges and counters of the pool, when master is not nil) as one
+// exposition.
 func (m *metrics) handler(master http.Handler) http.Handler {
-	gather := prometheus.Gatherers{m.reg, masterGatherer{master}}
+	gather := prometheus.Gatherers{m.reg}
+	if master != nil {
+		gather = append(gather, masterGatherer{master})
+	}
 	return promhttp.HandlerFor(gather, promhttp.HandlerOpts{ErrorHandling: promhttp.HTTPErrorOnError})
 }
 

@@ -10,7 +10,6 @@ import (
 
 	"github.com/kvctl/kvctl/engine"
 	"github.com/kvctl/kvctl/pool"
-	"github.com/kvctl/kvctl/pool/mooncake"
 )
 
 // DefaultShutdownTimeout is how long Run waits for requests in flight
@@ -23,12 +22,17 @@ type Options struct {
 	// (see Ready).
 	Addr string
 	// Engine configures the engine; its Pool is replaced by Pool. Give the
-	// pool the engine's clock (engine.NewMemPool(cfg.Clock, ...)) so that
-	// leases and eviction age with it.
+	// pool the engine's clock (Engine.Clock) so that leases and eviction
+	// age with it.
 	Engine engine.Config
 	// Pool is the KV-cache pool (required). Run closes it when it
 	// returns.
 	Pool pool.Store
+	// Master serves the Mooncake master admin API over Pool (GET
+	// /get_all_keys, /batch_query_keys, /query_key, /get_segments_detail,
+	// /health and the master_* series of /metrics); kvctl passes
+	// mooncake.NewMasterHandler(Pool). Nil serves none of them.
+	Master http.Handler
 	// RealTime paces the engine in wall time (engine.LiveOptions).
 	RealTime bool
 	// ModelName is the model id of /v1/models and the only one
@@ -130,11 +134,12 @@ func newHandler(live *engine.Live, opts Options) http.Handler {
 	mux.HandleFunc("POST /v1/completions", c.serveHTTP)
 	mux.HandleFunc("GET /v1/models", c.models)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { healthz(w, live) })
-	master := mooncake.NewMasterHandler(opts.Pool)
-	for _, p := range []string{"/get_all_keys", "/batch_query_keys", "/query_key", "/get_segments_detail", "/health"} {
-		mux.Handle("GET "+p, master)
+	if opts.Master != nil {
+		for _, p := range []string{"/get_all_keys", "/batch_query_keys", "/query_key", "/get_segments_detail", "/health"} {
+			mux.Handle("GET "+p, opts.Master)
+		}
 	}
-	mux.Handle("GET /metrics", c.metrics.handler(master))
+	mux.Handle("GET /metrics", c.metrics.handler(opts.Master))
 	return mux
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kvctl/kvctl/engine"
 	"github.com/kvctl/kvctl/pool/mem"
+	"github.com/kvctl/kvctl/pool/mooncake"
 )
 
 // testServer is a running server and its pool.
@@ -28,11 +29,11 @@ type testServer struct {
 func startServer(t *testing.T, edit func(*Options)) *testServer {
 	t.Helper()
 	clk := engine.NewClock()
-	p, err := engine.NewMemPool(clk, 64<<20)
+	p, err := mem.New(mem.Options{Capacity: 64 << 20, Eviction: mem.EvictManual, Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{Addr: "127.0.0.1:0", Pool: p, ModelName: "test-model",
+	opts := Options{Addr: "127.0.0.1:0", Pool: p, Master: mooncake.NewMasterHandler(p), ModelName: "test-model",
 		Engine: engine.Config{Clock: clk, Verify: true, Layout: engine.DefaultLayout(16), GPUBlocks: 2048}}
 	if edit != nil {
 		edit(&opts)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kvctl/kvctl/engine"
 	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/pool/mem"
 )
 
 // startStream starts a streaming completion and reads its first chunk.
@@ -70,7 +71,7 @@ func (brokenPool) Exist(context.Context, []string, []int) error { return errBrok
 
 func TestEngineFailureStopsServer(t *testing.T) {
 	clk := engine.NewClock()
-	p, err := engine.NewMemPool(clk, 64<<20)
+	p, err := mem.New(mem.Options{Capacity: 64 << 20, Eviction: mem.EvictManual, Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package transfer
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"reflect"
@@ -11,44 +10,31 @@ import (
 
 	"github.com/kvctl/kvctl/cuda"
 	"github.com/kvctl/kvctl/pool"
-	"github.com/kvctl/kvctl/pool/mem"
 )
 
-// ArenaStore is a pool whose values live in host memory arenas that a
-// device can map, read in place: what direct mode needs (pool/mem's Store
-// is one).
+// ArenaStore is what direct loads need of a pool: values in host arenas
+// that a device can map (pool.ArenaHolder), looked up in place
+// (pool.Viewer). pool/mem's Store is one.
 type ArenaStore interface {
-	// Arenas returns the arenas allocated so far; values returned by View
-	// lie inside them, and more arenas may appear later.
-	Arenas() [][]byte
-	// ViewBatch looks keys up in place: views[i] is key i's bytes (nil
-	// when codes[i] is not pool.OK). The bytes stay valid until release
-	// is called.
-	ViewBatch(keys []string, views [][]byte, codes []pool.Code) (release func())
+	pool.ArenaHolder
+	pool.Viewer
 }
 
-// ArenaWriter is a pool that places values in its arenas for the caller
-// to write in place before publishing them (Mooncake's PutStart and
-// PutEnd; pool/mem's Store is one): what direct saves need.
+// ArenaWriter is what direct saves need of a pool: values placed in its
+// arenas (pool.ArenaHolder) for the caller to write in place before
+// committing them (pool.Reserver, Mooncake's PutStart and PutEnd).
+// pool/mem's Store is one.
 type ArenaWriter interface {
-	// Arenas returns the arenas allocated so far (as ArenaStore's).
-	Arenas() [][]byte
-	// Reserve places the items (sizes from SizeOf, values ignored): for
-	// each, codes[i] is Put's answer and dsts[i] the bytes to fill when it
-	// is pool.OK. The values stay invisible until the reservation is
-	// committed; aborting it frees them.
-	Reserve(ctx context.Context, items []pool.PutItem, dsts [][]byte, codes []pool.Code) (*mem.Reservation, error)
+	pool.ArenaHolder
+	pool.Reserver
 }
-
-// arenaSource is what an arenaMap needs of a pool.
-type arenaSource interface{ Arenas() [][]byte }
 
 // arenaMap registers a pool's arenas with the device (mapped, pinned) and
 // translates viewed bytes to device addresses. Arenas allocated after the
 // first registration are registered the first time a view lands in one.
 type arenaMap struct {
 	dev cuda.Device
-	src arenaSource
+	src pool.ArenaHolder
 	// views looks values up in place (direct loads); writer places them
 	// (direct saves).
 	views  ArenaStore
@@ -78,13 +64,13 @@ var arenaMaps = struct {
 
 type arenaKey struct {
 	dev cuda.Device
-	src arenaSource
+	src pool.ArenaHolder
 }
 
 // openArenaMap returns the arena map of dev and src, registering src's
 // arenas when it is the first user; each call needs a close. A pool of a
 // type that is not comparable gets a map of its own.
-func openArenaMap(dev cuda.Device, src arenaSource) (*arenaMap, error) {
+func openArenaMap(dev cuda.Device, src pool.ArenaHolder) (*arenaMap, error) {
 	if !reflect.TypeOf(src).Comparable() || !reflect.TypeOf(dev).Comparable() {
 		m, err := newArenaMap(dev, src)
 		if m != nil {
@@ -109,7 +95,7 @@ func openArenaMap(dev cuda.Device, src arenaSource) (*arenaMap, error) {
 }
 
 // newArenaMap registers src's arenas with dev.
-func newArenaMap(dev cuda.Device, src arenaSource) (*arenaMap, error) {
+func newArenaMap(dev cuda.Device, src pool.ArenaHolder) (*arenaMap, error) {
 	m := &arenaMap{dev: dev, src: src}
 	m.views, _ = src.(ArenaStore)
 	m.writer, _ = src.(ArenaWriter)

@@ -7,7 +7,6 @@ import (
 
 	"github.com/kvctl/kvctl/cuda"
 	"github.com/kvctl/kvctl/pool"
-	"github.com/kvctl/kvctl/pool/mem"
 )
 
 // runDirect saves set after set in place: each set's values are reserved
@@ -42,7 +41,7 @@ func (c *saveCall) reserveChunks(ctx context.Context, cr *crew, s *slotSet, k in
 	l, d := c.s.lane, s.direct
 	d.place(s.items)
 	first := len(s.reserved)
-	s.reserved = append(s.reserved, make([]*mem.Reservation, (k+l.geo.Slots-1)/l.geo.Slots)...)
+	s.reserved = append(s.reserved, make([]pool.Reservation, (k+l.geo.Slots-1)/l.geo.Slots)...)
 	return chunkCalls(cr, k, l.geo.Slots, func(j, lo, hi int) error {
 		for i := lo; i < hi; i++ {
 			it := s.items[i]
@@ -105,9 +104,11 @@ func (c *saveCall) gather(s *slotSet) error {
 // commit hands a set's reservations, whose gathers finished, to the
 // finisher, which publishes them, and counts the set's pages stored.
 func (c *saveCall) commit(set *slotSet) {
-	commits := make([]func(), len(set.reserved))
-	for i, r := range set.reserved {
-		commits[i] = r.Commit
+	commits := make([]func(), 0, len(set.reserved))
+	for _, r := range set.reserved {
+		if r != nil { // nil: the Reserve call failed
+			commits = append(commits, r.Commit)
+		}
 	}
 	c.p.after.hand(commits)
 	clear(set.reserved)

@@ -63,7 +63,7 @@ type cancellingStore struct {
 	cancel context.CancelFunc
 }
 
-func (c *cancellingStore) Reserve(ctx context.Context, items []pool.PutItem, dsts [][]byte, codes []pool.Code) (*mem.Reservation, error) {
+func (c *cancellingStore) Reserve(ctx context.Context, items []pool.PutItem, dsts [][]byte, codes []pool.Code) (pool.Reservation, error) {
 	defer c.cancel()
 	return c.Store.Reserve(ctx, items, dsts, codes)
 }

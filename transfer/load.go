@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kvctl/kvctl/cuda"
+	"github.com/kvctl/kvctl/pool"
 )
 
 // LoadJob is one request's pages to load.
@@ -137,7 +138,7 @@ func directArenas(o Options) (*arenaMap, error) {
 // directArenaMap registers the pool's arenas when o.Direct is set; src is
 // the pool as the direction needs it, when ok says it is one (else what
 // the pool lacks is named).
-func directArenaMap(o Options, src arenaSource, ok bool, lacks string) (*arenaMap, error) {
+func directArenaMap(o Options, src pool.ArenaHolder, ok bool, lacks string) (*arenaMap, error) {
 	if !o.Direct {
 		return nil, nil
 	}

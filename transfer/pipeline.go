@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/kvctl/kvctl/cuda"
-	"github.com/kvctl/kvctl/pool/mem"
+	"github.com/kvctl/kvctl/pool"
 )
 
 // slotSet is one staging buffer's turn in a lane's cycle: the copies last
@@ -31,7 +31,7 @@ type slotSet struct {
 	releases []func()
 	// reserved holds the values the copies write in place until they are
 	// committed (direct saves); finish aborts what is still reserved.
-	reserved []*mem.Reservation
+	reserved []pool.Reservation
 }
 
 func newSlotSet(dev cuda.Device, buffer int, timed bool) (*slotSet, error) {
@@ -53,7 +53,9 @@ func newSlotSet(dev cuda.Device, buffer int, timed bool) (*slotSet, error) {
 // still holds reserved.
 func (s *slotSet) finish() {
 	for _, r := range s.reserved {
-		r.Abort()
+		if r != nil { // nil: the Reserve call failed
+			r.Abort()
+		}
 	}
 	clear(s.reserved)
 	s.reserved = s.reserved[:0]

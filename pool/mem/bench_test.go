@@ -178,8 +178,8 @@ func BenchmarkEvictNow(b *testing.B) {
 		b.StopTimer()
 		s.Put(ctx, items, res)
 		b.StartTimer()
-		if step := s.EvictNow(); step.Pass1 == 0 {
-			b.Fatalf("EvictNow() = %+v, want evictions", step)
+		if step := s.RunEvictionStep(); step.Pass1 == 0 {
+			b.Fatalf("RunEvictionStep() = %+v, want evictions", step)
 		}
 	}
 }

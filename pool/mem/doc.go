@@ -87,7 +87,8 @@
 // or being read; otherwise every member goes except hard-pinned ones and,
 // outside the soft-pinned stage of pass 2, soft-pinned ones. Every evicted
 // object counts toward the pass's number. With EvictBackground a goroutine
-// runs the step every 10 ms; with EvictManual only EvictNow does.
+// runs the step every 10 ms; with EvictManual only EvictNow (pool.Evicter)
+// or RunEvictionStep does.
 // Stat.EvictionAttempts counts the steps that ran, EvictedKeys and
 // EvictedBytes what they evicted (object sizes, as the master counts).
 //

@@ -31,10 +31,10 @@ func EvictionTargets(used, hw, ratio float64) (target, lowerbound float64) {
 	return target, lowerbound
 }
 
-// EvictNow runs one eviction step synchronously, as the background loop
-// does every EvictionInterval: it evicts only when used/capacity is above
-// the high watermark or an allocation has failed.
-func (s *Store) EvictNow() EvictionStep {
+// RunEvictionStep runs one eviction step synchronously, as the background
+// loop does every EvictionInterval, and reports it: it evicts only when
+// used/capacity is above the high watermark or an allocation has failed.
+func (s *Store) RunEvictionStep() EvictionStep {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -42,6 +42,13 @@ func (s *Store) EvictNow() EvictionStep {
 	}
 	return s.evictStep()
 }
+
+// EvictNow is RunEvictionStep without the report (pool.Evicter).
+func (s *Store) EvictNow() { s.RunEvictionStep() }
+
+// ManualEviction reports whether the store was opened with EvictManual, so
+// that only EvictNow evicts (pool.Evicter).
+func (s *Store) ManualEviction() bool { return s.opts.Eviction == EvictManual }
 
 func (s *Store) evictLoop(stop <-chan struct{}, done chan<- struct{}) {
 	defer close(done)
@@ -53,7 +60,7 @@ func (s *Store) evictLoop(stop <-chan struct{}, done chan<- struct{}) {
 			return
 		case <-t.C:
 			if s.wantEviction() {
-				s.EvictNow()
+				s.RunEvictionStep()
 			}
 		}
 	}

@@ -108,13 +108,13 @@ func TestEvictionPasses(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s, _, keys := fillStore(t, tt.n, tt.extra, tt.opts)
-			got := s.EvictNow()
+			got := s.RunEvictionStep()
 			want := tt.want
 			if want.Ran {
 				want.Target, want.Lowerbound = EvictionTargets(want.UsedRatio, DefaultHighWatermark, DefaultEvictionRatio)
 			}
 			if diff := cmp.Diff(want, got, cmpopts.EquateApprox(0, 1e-12)); diff != "" {
-				t.Errorf("EvictNow() mismatch (-want +got):\n%s", diff)
+				t.Errorf("RunEvictionStep() mismatch (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(tt.gone, gone(t, s, keys)); diff != "" {
 				t.Errorf("evicted keys mismatch (-want +got):\n%s", diff)
@@ -133,8 +133,8 @@ func TestEvictionSkipsLeased(t *testing.T) {
 	getKeys(t, s, 1024, keys[0], keys[1])                           // leased until now+10 s
 	s.ExistLeasing(context.Background(), keys[2:4], make([]int, 2)) // leased too
 	s.Exist(context.Background(), keys[4:6], make([]int, 2))        // no lease
-	if step := s.EvictNow(); step.Pass1 != 10 {
-		t.Fatalf("EvictNow().Pass1 = %d, want 10", step.Pass1)
+	if step := s.RunEvictionStep(); step.Pass1 != 10 {
+		t.Fatalf("RunEvictionStep().Pass1 = %d, want 10", step.Pass1)
 	}
 	if diff := cmp.Diff([]int{4, 5, 6, 7, 8, 9, 10, 11, 12, 13}, gone(t, s, keys)); diff != "" {
 		t.Errorf("evicted with keys 0-3 leased (-want +got):\n%s", diff)
@@ -153,8 +153,8 @@ func TestEvictionOrderFollowsLeaseDeadline(t *testing.T) {
 	for _, k := range late {
 		mustPut(t, s, sized(k, 1024, pool.PutOptions{}))
 	}
-	if step := s.EvictNow(); step.Pass1 != 10 {
-		t.Fatalf("EvictNow().Pass1 = %d, want 10", step.Pass1)
+	if step := s.RunEvictionStep(); step.Pass1 != 10 {
+		t.Fatalf("RunEvictionStep().Pass1 = %d, want 10", step.Pass1)
 	}
 	got := present(t, s, "old1", "old2", "read", late[6], late[7])
 	if want := []int{0, 0, 0, 0, 1}; !cmp.Equal(got, want) {
@@ -177,8 +177,8 @@ func TestSoftPinDeadlineFixedAtPublish(t *testing.T) {
 	for _, k := range keysN("fill", 94) {
 		mustPut(t, s, sized(k, 1024, pool.PutOptions{}))
 	}
-	if step := s.EvictNow(); step.Pass1 != 10 || step.Pass2 != 0 {
-		t.Errorf("EvictNow() = pass 1 %d, pass 2 %d, want 10, 0", step.Pass1, step.Pass2)
+	if step := s.RunEvictionStep(); step.Pass1 != 10 || step.Pass2 != 0 {
+		t.Errorf("RunEvictionStep() = pass 1 %d, pass 2 %d, want 10, 0", step.Pass1, step.Pass2)
 	}
 	if got := present(t, s, "pinned")[0]; got != 0 {
 		t.Errorf("Exist(pinned) after its pin and lease ended = %d, want 0 (evicted first)", got)
@@ -251,8 +251,8 @@ func TestAllocationFailureForcesEviction(t *testing.T) {
 	s, clock := newTestStore(t, Options{Capacity: 10 * 1024, Segments: 1})
 	mustPut(t, s, sized("big", 6*1024, pool.PutOptions{}))
 	clock.Advance(time.Second)
-	if step := s.EvictNow(); step.Ran {
-		t.Fatalf("EvictNow() at 60%% used ran: %+v", step)
+	if step := s.RunEvictionStep(); step.Ran {
+		t.Fatalf("RunEvictionStep() at 60%% used ran: %+v", step)
 	}
 	if got := put(t, s, sized("next", 5*1024, pool.PutOptions{})); got[0] != pool.NoAvailableHandle {
 		t.Fatalf("Put(5 KiB into 4 KiB free) = %v, want NO_AVAILABLE_HANDLE", got[0])
@@ -260,13 +260,13 @@ func TestAllocationFailureForcesEviction(t *testing.T) {
 	if st := stat(t, s); st.AllocationFailure != 1 {
 		t.Errorf("Stat().AllocationFailure = %d, want 1", st.AllocationFailure)
 	}
-	step := s.EvictNow()
+	step := s.RunEvictionStep()
 	if !step.Ran || step.Pass1 != 1 || math.Abs(step.Target-DefaultEvictionRatio) > 1e-12 {
-		t.Errorf("EvictNow() after the failure = %+v, want a run evicting 1 at target %v", step, DefaultEvictionRatio)
+		t.Errorf("RunEvictionStep() after the failure = %+v, want a run evicting 1 at target %v", step, DefaultEvictionRatio)
 	}
 	mustPut(t, s, sized("next", 5*1024, pool.PutOptions{}))
-	if step := s.EvictNow(); step.Ran {
-		t.Errorf("EvictNow() after a successful eviction ran again: %+v", step)
+	if step := s.RunEvictionStep(); step.Ran {
+		t.Errorf("RunEvictionStep() after a successful eviction ran again: %+v", step)
 	}
 	if st := stat(t, s); st.EvictionAttempts != 1 {
 		t.Errorf("Stat().EvictionAttempts = %d, want 1", st.EvictionAttempts)
@@ -277,11 +277,11 @@ func TestAllocationFailureWithNothingEvictable(t *testing.T) {
 	s, _ := newTestStore(t, Options{Capacity: 4 * 1024, Segments: 1})
 	mustPut(t, s, sized("pinned", 3*1024, pool.PutOptions{HardPin: true}))
 	put(t, s, sized("next", 2*1024, pool.PutOptions{}))
-	if step := s.EvictNow(); !step.Ran || step.Base != 0 {
-		t.Errorf("EvictNow() = %+v, want a run over an empty base", step)
+	if step := s.RunEvictionStep(); !step.Ran || step.Base != 0 {
+		t.Errorf("RunEvictionStep() = %+v, want a run over an empty base", step)
 	}
-	if step := s.EvictNow(); step.Ran {
-		t.Errorf("EvictNow() again = %+v, want no run (the flag is cleared when nothing can go)", step)
+	if step := s.RunEvictionStep(); step.Ran {
+		t.Errorf("RunEvictionStep() again = %+v, want no run (the flag is cleared when nothing can go)", step)
 	}
 }
 

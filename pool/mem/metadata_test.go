@@ -30,9 +30,9 @@ func TestMetadataOnlyAccountingMatchesBytes(t *testing.T) {
 				t.Fatalf("step %d: Remove(%q) = %v in bytes, %v in metadata", step, key, rb[0], rm[0])
 			}
 		case 1:
-			sb, sm := bytesStore.EvictNow(), metaStore.EvictNow()
+			sb, sm := bytesStore.RunEvictionStep(), metaStore.RunEvictionStep()
 			if diff := cmp.Diff(sb, sm); diff != "" {
-				t.Fatalf("step %d: EvictNow() differs (-bytes +metadata):\n%s", step, diff)
+				t.Fatalf("step %d: RunEvictionStep() differs (-bytes +metadata):\n%s", step, diff)
 			}
 		default:
 			n := 1 + rng.IntN(40<<10)

@@ -36,7 +36,7 @@ const (
 	// EvictBackground runs the eviction step every EvictionInterval in a
 	// goroutine that Close stops.
 	EvictBackground EvictionMode = iota
-	// EvictManual runs it only when EvictNow is called.
+	// EvictManual runs it only when EvictNow (or RunEvictionStep) is called.
 	EvictManual
 )
 

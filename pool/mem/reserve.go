@@ -10,9 +10,9 @@ import (
 
 // Reservation is a batch of puts placed by Reserve whose bytes the caller
 // writes in place before Commit publishes them (Mooncake's PutStart, then
-// PutEnd or PutRevoke). Exactly one of Commit and Abort takes effect; later
-// calls of either do nothing. Its methods are safe for concurrent use and
-// do nothing on a nil Reservation.
+// PutEnd or PutRevoke): mem's pool.Reservation. Exactly one of Commit and
+// Abort takes effect; later calls of either do nothing. Its methods are
+// safe for concurrent use and do nothing on a nil Reservation.
 type Reservation struct {
 	s      *Store
 	placed []placement
@@ -41,7 +41,7 @@ type placement struct {
 // bytes count in UsedBytes. The caller writes dsts before calling Commit
 // and must not touch them after Commit or Abort. Close blocks until every
 // reservation that placed an item is committed or aborted.
-func (s *Store) Reserve(ctx context.Context, items []pool.PutItem, dsts [][]byte, codes []pool.Code) (*Reservation, error) {
+func (s *Store) Reserve(ctx context.Context, items []pool.PutItem, dsts [][]byte, codes []pool.Code) (pool.Reservation, error) {
 	var pending []*object
 	if !s.opts.MetadataOnly {
 		pending = s.newObjects(items, true)

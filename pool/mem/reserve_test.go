@@ -15,7 +15,7 @@ import (
 
 // reserve runs Reserve with junk in dsts, so that the test sees every slot
 // written, failing the test on a whole-call error.
-func reserve(t *testing.T, s *Store, items ...pool.PutItem) (*Reservation, [][]byte, []pool.Code) {
+func reserve(t *testing.T, s *Store, items ...pool.PutItem) (pool.Reservation, [][]byte, []pool.Code) {
 	t.Helper()
 	dsts := make([][]byte, len(items))
 	for i := range dsts {
@@ -260,8 +260,6 @@ func TestReserveWholeCallErrors(t *testing.T) {
 			if r != nil || err == nil || (tt.wantIs != nil && !errors.Is(err, tt.wantIs)) || pool.CodeOf(err) != tt.wantCode {
 				t.Errorf("Reserve(%s) = %v, %v, want nil and an error (is %v, code %v)", tt.name, r, err, tt.wantIs, tt.wantCode)
 			}
-			r.Commit() // a nil reservation does nothing
-			r.Abort()
 			if tt.close {
 				return
 			}
@@ -285,9 +283,9 @@ func TestReservationNotEvicted(t *testing.T) {
 	}
 	r, _, _ := reserve(t, s, items...)
 	clock.Advance(time.Hour)
-	step := s.EvictNow()
+	step := s.RunEvictionStep()
 	if !step.Ran || step.Base != 4 || step.Pass1+step.Pass2 == 0 {
-		t.Errorf("EvictNow() = %+v, want a step over the 4 published objects", step)
+		t.Errorf("RunEvictionStep() = %+v, want a step over the 4 published objects", step)
 	}
 	r.Commit()
 	if got := present(t, s, keysN("res", 6)...); !cmp.Equal(got, []int{1, 1, 1, 1, 1, 1}) {

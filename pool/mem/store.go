@@ -17,7 +17,12 @@ var (
 	_ pool.Store          = (*Store)(nil)
 	_ pool.Lister         = (*Store)(nil)
 	_ pool.LeasingExister = (*Store)(nil)
+	_ pool.Sizer          = (*Store)(nil)
 	_ pool.Snapshotter    = (*Store)(nil)
+	_ pool.Evicter        = (*Store)(nil)
+	_ pool.ArenaHolder    = (*Store)(nil)
+	_ pool.Viewer         = (*Store)(nil)
+	_ pool.Reserver       = (*Store)(nil)
 )
 
 // ErrClosed is returned by every method of a closed Store.

@@ -142,8 +142,8 @@ func TestViewBatchHoldsObjects(t *testing.T) {
 			s.EvictNow()
 		}, func(t *testing.T, s *Store) {
 			s.needEviction.Store(true)
-			if step := s.EvictNow(); step.Pass1+step.Pass2 != 2 {
-				t.Errorf("EvictNow() after release = %+v, want a and b evicted", step)
+			if step := s.RunEvictionStep(); step.Pass1+step.Pass2 != 2 {
+				t.Errorf("RunEvictionStep() after release = %+v, want a and b evicted", step)
 			}
 		}},
 	}

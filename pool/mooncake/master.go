@@ -2,7 +2,6 @@ package mooncake
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -11,15 +10,6 @@ import (
 
 	"github.com/kvctl/kvctl/pool"
 )
-
-// Sizer is implemented by stores that can report their objects' sizes
-// (mem.Store does). Mooncake's size query grants a lease, and so may Sizes:
-// NewMasterHandler calls it only for /query_key, which grants one anyway.
-type Sizer interface {
-	// Sizes writes each key's value size in bytes, or a negative Code
-	// (ObjectNotFound when absent), into sizes (len(sizes) == len(keys)).
-	Sizes(ctx context.Context, keys []string, sizes []int64) error
-}
 
 // NewMasterHandler serves the read side of a Mooncake master's admin HTTP
 // API over s, with the answer shapes of Mooncake 0.3.12 and main:
@@ -36,7 +26,8 @@ type Sizer interface {
 // Sizes and leases: /batch_query_keys must not lease, so its present keys
 // carry an empty descriptor list ("values":[], what the master answers for
 // an object without a memory replica). /query_key asks Sizes when s is a
-// Sizer and answers one descriptor with that size_; otherwise it asks
+// pool.Sizer (which may lease, as Mooncake's size query does) and answers
+// one descriptor with that size_; otherwise it asks
 // ExistLeasing when s is a pool.LeasingExister (else Exist, which grants no
 // lease) and answers an empty list. A descriptor's buffer_address_ is 0, its
 // protocol_ "tcp" and its transport_endpoint_ the Host the request named.
@@ -154,7 +145,7 @@ func (h *masterHandler) queryKey(w http.ResponseWriter, r *http.Request) {
 // and returns its descriptors and OK, or the failure's code.
 func (h *masterHandler) probeLeasing(r *http.Request, key string) ([]descriptor, pool.Code, error) {
 	keys := []string{key}
-	if sz, ok := h.s.(Sizer); ok {
+	if sz, ok := h.s.(pool.Sizer); ok {
 		n := []int64{0}
 		if err := sz.Sizes(r.Context(), keys, n); err != nil {
 			return nil, 0, err

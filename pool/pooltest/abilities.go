@@ -176,3 +176,22 @@ func testExistLeasing(f *fixture) {
 		f.t.Errorf("ExistLeasing with mismatched slice lengths = %v, want an error", err)
 	}
 }
+
+func testSizes(f *fixture) {
+	sz, ok := f.s.(pool.Sizer)
+	if !ok {
+		f.t.Skip("backend does not implement pool.Sizer")
+	}
+	small, large, missing := f.key("small"), f.key("large"), f.key("missing")
+	f.mustPut(item(small, value(small, 1)), item(large, value(large, 3<<20)))
+	got := make([]int64, 4)
+	if err := sz.Sizes(f.ctx, []string{large, missing, small, large}, got); err != nil {
+		f.t.Fatalf("Sizes = %v, want nil", err)
+	}
+	if want := []int64{3 << 20, int64(pool.ObjectNotFound), 1, 3 << 20}; !slices.Equal(got, want) {
+		f.t.Errorf("Sizes(large, missing, small, large) = %v, want %v", got, want)
+	}
+	if err := callNoPanic(func() error { return sz.Sizes(f.ctx, []string{small}, nil) }); err == nil || errors.Is(err, errPanicked) {
+		f.t.Errorf("Sizes with mismatched slice lengths = %v, want an error", err)
+	}
+}

@@ -34,6 +34,7 @@ func Run(t *testing.T, open func(t *testing.T) pool.Store) {
 		{"ContextCanceled", testContextCanceled},
 		{"List", testList},
 		{"ExistLeasing", testExistLeasing},
+		{"Sizes", testSizes},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.test(newFixture(t, open)) })

@@ -51,6 +51,7 @@ type Store struct {
 var (
 	_ pool.Store  = (*Store)(nil)
 	_ pool.Lister = (*Store)(nil)
+	_ pool.Sizer  = (*Store)(nil)
 )
 
 // Open connects to the server or cluster a redis://, rediss://, valkey:// or

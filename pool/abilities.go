@@ -1,0 +1,100 @@
+package pool
+
+import "context"
+
+// The optional abilities a backend may offer, beyond Store. Callers find
+// them by type assertion (st.(pool.Sizer)) and fall back, or say why they
+// cannot, when a store lacks one; every backend states the abilities it has
+// with compile-time checks (var _ pool.Sizer = (*Store)(nil)). The package
+// doc lists which backends have which.
+
+// Lister is implemented by backends that can enumerate their keys.
+type Lister interface {
+	// List calls fn for every readable key that starts with prefix, in no
+	// particular order, stopping at the first error fn returns.
+	List(ctx context.Context, prefix string, fn func(key string) error) error
+}
+
+// LeasingExister is implemented by backends that can probe as Mooncake's
+// BatchExistKey does: every present key's lease is extended to at least
+// now + the lease TTL, which protects it from eviction for that long.
+type LeasingExister interface {
+	// ExistLeasing is Exist that grants a lease to every present key.
+	ExistLeasing(ctx context.Context, keys []string, status []int) error
+}
+
+// Sizer is implemented by backends that can report their values' sizes
+// without reading them (Mooncake's size query). A backend may grant a lease
+// to every present key it sizes, as Mooncake's query does.
+type Sizer interface {
+	// Sizes writes each key's value size in bytes, or a negative Code
+	// (ObjectNotFound when absent), into sizes (len(sizes) == len(keys)).
+	Sizes(ctx context.Context, keys []string, sizes []int64) error
+}
+
+// Snapshotter is implemented by backends that can save their contents to
+// the snapshot file they were opened with.
+type Snapshotter interface {
+	// Snapshot writes the pool's current contents to its snapshot file.
+	Snapshot(ctx context.Context) error
+}
+
+// ReadOnly is implemented by backends that never accept writes; ReadOnly
+// reports whether this store refuses Put and Remove.
+type ReadOnly interface {
+	ReadOnly() bool
+}
+
+// Evicter is implemented by backends whose eviction step their owner may
+// run, so that eviction can follow the owner's clock (a replay's virtual
+// time) instead of the wall clock.
+type Evicter interface {
+	// ManualEviction reports whether the store evicts only when EvictNow
+	// is called; when false it also evicts on its own.
+	ManualEviction() bool
+	// EvictNow runs one eviction step synchronously: it evicts only when
+	// the pool is above its high watermark or an allocation has failed.
+	EvictNow()
+}
+
+// ArenaHolder is implemented by backends whose values live in host memory
+// arenas of this process, which a device can map and copy to and from in
+// place (direct transfers register them with the GPU).
+type ArenaHolder interface {
+	// Arenas returns the arenas allocated so far; values viewed (Viewer)
+	// or reserved (Reserver) lie inside them, and more arenas may appear
+	// later.
+	Arenas() [][]byte
+}
+
+// Viewer is implemented by backends that can look values up in place,
+// without copying them: what direct loads need, with ArenaHolder.
+type Viewer interface {
+	// ViewBatch looks keys up in place: views[i] is key i's bytes (nil
+	// when codes[i] is not OK). The bytes stay valid until release is
+	// called.
+	ViewBatch(keys []string, views [][]byte, codes []Code) (release func())
+}
+
+// Reserver is implemented by backends that place values for the caller to
+// write in place before publishing them (Mooncake's PutStart, then PutEnd
+// or PutRevoke): what direct saves need, with ArenaHolder.
+type Reserver interface {
+	// Reserve places the items whose keys are absent (sizes from SizeOf,
+	// values ignored): codes[i] is Put's answer and dsts[i] the bytes to
+	// fill when it is OK. The values stay invisible until the reservation
+	// is committed; aborting it frees them. On error the reservation is
+	// nil and nothing is placed.
+	Reserve(ctx context.Context, items []PutItem, dsts [][]byte, codes []Code) (Reservation, error)
+}
+
+// Reservation is a batch of values placed by Reserver.Reserve. Exactly one
+// of Commit and Abort takes effect; later calls of either do nothing. The
+// caller writes the placed bytes before Commit and must not touch them
+// after Commit or Abort.
+type Reservation interface {
+	// Commit publishes every placed value, as Put does.
+	Commit()
+	// Abort frees every placed value, as if it had never been put.
+	Abort()
+}
