@@ -7,6 +7,7 @@ import (
 
 	"github.com/kvctl/kvctl/cuda"
 	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/stats"
 )
 
 // runDirect saves set after set in place: each set's values are reserved
@@ -68,7 +69,7 @@ func (c *saveCall) finishReserve(f *prefetch) error {
 	c.calls += int64(f.calls)
 	s, d := f.set, f.set.direct
 	k := len(s.items)
-	c.p.clk.lap(PhasePut)
+	c.p.clk.lap(stats.PhasePut)
 	if f.err != nil {
 		s.finish()
 		return fmt.Errorf("pool reserve of %d pages: %w", k, f.err)
@@ -97,8 +98,8 @@ func (c *saveCall) gather(s *slotSet) error {
 		s.finish()
 		return nil
 	}
-	c.p.clk.lap(PhaseDescribe)
-	return c.p.submit(s, cuda.DeviceToHost, s.direct.gathers, PhaseStage)
+	c.p.clk.lap(stats.PhaseDescribe)
+	return c.p.submit(s, cuda.DeviceToHost, s.direct.gathers, stats.PhaseStage)
 }
 
 // commit hands a set's reservations, whose gathers finished, to the

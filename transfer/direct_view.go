@@ -6,6 +6,7 @@ import (
 
 	"github.com/kvctl/kvctl/cuda"
 	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/stats"
 )
 
 // runDirect views set after set in the pool's arenas and queues their
@@ -76,7 +77,7 @@ func (c *loadCall) finishView(f *prefetch) error {
 			}
 		}
 	}
-	c.p.clk.lap(PhaseGet)
+	c.p.clk.lap(stats.PhaseGet)
 	return f.err
 }
 
@@ -96,6 +97,6 @@ func (c *loadCall) unstageDirect(s *slotSet) error {
 		copies = s.direct.kept(k, func(i int) bool { return !failed(s.items[i]) })
 		s.items = slices.DeleteFunc(s.items, failed)
 	}
-	c.p.clk.lap(PhaseDescribe)
-	return c.p.submit(s, cuda.HostToDevice, copies, PhaseUnstage)
+	c.p.clk.lap(stats.PhaseDescribe)
+	return c.p.submit(s, cuda.HostToDevice, copies, stats.PhaseUnstage)
 }

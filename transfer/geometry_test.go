@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/kvctl/kvctl/stats"
 )
 
 func TestStagingGeometry(t *testing.T) {
@@ -128,7 +129,7 @@ func TestPagePoolRegions(t *testing.T) {
 }
 
 func TestPhaseTimesMilliseconds(t *testing.T) {
-	times := PhaseTimes{PhaseGet: 2 * time.Millisecond, PhaseSync: 500 * time.Microsecond}
+	times := PhaseTimes{stats.PhaseGet: 2 * time.Millisecond, stats.PhaseSync: 500 * time.Microsecond}
 	want := map[string]float64{"get": 2, "sync": 0.5}
 	if diff := cmp.Diff(want, times.Milliseconds()); diff != "" {
 		t.Errorf("Milliseconds() mismatch (-want +got):\n%s", diff)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kvctl/kvctl/cuda"
 	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/stats"
 )
 
 // LoadJob is one request's pages to load.
@@ -58,7 +59,7 @@ func (l *lane) load(ctx context.Context, jobs []LoadJob) ([]LoadResult, error) {
 	if err != nil {
 		return results, fmt.Errorf("load request %q: %w", jobs[bad].RequestID, err)
 	}
-	clk.lap(PhaseResolve)
+	clk.lap(stats.PhaseResolve)
 	for _, job := range jobs {
 		if job.Fence == nil {
 			continue
@@ -67,7 +68,7 @@ func (l *lane) load(ctx context.Context, jobs []LoadJob) ([]LoadResult, error) {
 			return results, fmt.Errorf("load request %q: allocation fence: %w", job.RequestID, err)
 		}
 	}
-	clk.lap(PhaseFence)
+	clk.lap(stats.PhaseFence)
 	p := &pipeline{l: l, clk: &clk, landed: func(s *slotSet) { countLanded(results, s.items) }}
 	c := loadCall{l: l, p: p, items: items, results: results, failed: make([]bool, len(jobs))}
 	if l.arenas != nil {

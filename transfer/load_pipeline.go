@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/kvctl/kvctl/cuda"
+	"github.com/kvctl/kvctl/stats"
 )
 
 // loadCall is the state of one load on a lane.
@@ -85,8 +86,8 @@ func (c *loadCall) startGet(ctx context.Context, inline bool) (*getting, error) 
 func (c *loadCall) finishGet(g *getting) error {
 	calls, cpu, err := g.task.wait()
 	c.calls += int64(calls)
-	c.p.clk.lap(PhaseGet)
-	c.p.clk.addCPU(PhaseGet, cpu)
+	c.p.clk.lap(stats.PhaseGet)
+	c.p.clk.addCPU(stats.PhaseGet, cpu)
 	if err != nil {
 		return fmt.Errorf("pool get of %d pages: %w", len(g.set.items), err)
 	}
@@ -102,7 +103,7 @@ func (c *loadCall) finishGet(g *getting) error {
 func (c *loadCall) abandon(g *getting) {
 	if g != nil {
 		g.task.wait()
-		c.p.clk.lap(PhaseGet)
+		c.p.clk.lap(stats.PhaseGet)
 	}
 }
 
@@ -113,10 +114,10 @@ func (c *loadCall) unstage(s *slotSet, base func(i int) cuda.DevPtr) error {
 	l := c.l
 	batch := s.items
 	l.describe(batch, cuda.HostToDevice, base)
-	c.p.clk.lap(PhaseDescribe)
+	c.p.clk.lap(stats.PhaseDescribe)
 	copies := l.keep(func(i int) bool { return !c.failed[batch[i].job] })
 	s.items = slices.DeleteFunc(batch, func(it pageItem) bool { return c.failed[it.job] })
-	return c.p.submit(s, cuda.HostToDevice, copies, PhaseUnstage)
+	return c.p.submit(s, cuda.HostToDevice, copies, stats.PhaseUnstage)
 }
 
 // countLanded adds pages whose copies finished to their results.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kvctl/kvctl/cuda"
 	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/stats"
 )
 
 // slotSet is one staging buffer's turn in a lane's cycle: the copies last
@@ -120,7 +121,7 @@ func (p *pipeline) wait(s *slotSet) error {
 	} else {
 		err = s.done.Synchronize()
 	}
-	p.clk.lap(PhaseSync)
+	p.clk.lap(stats.PhaseSync)
 	if err != nil {
 		s.finish()
 		return fmt.Errorf("waiting for the copies of staging buffer %d: %w", s.buffer, err)
@@ -148,7 +149,7 @@ func (p *pipeline) complete(s *slotSet) {
 
 // submit queues copies of set s's batch, charged to phase; s.items must
 // already name the batch's pages.
-func (p *pipeline) submit(s *slotSet, kind cuda.CopyKind, copies []cuda.Copy, phase Phase) error {
+func (p *pipeline) submit(s *slotSet, kind cuda.CopyKind, copies []cuda.Copy, phase stats.Phase) error {
 	l := p.l
 	s.busy, p.last, p.dirty = true, s, true
 	var err error
@@ -178,7 +179,7 @@ func (p *pipeline) drain() error {
 	if p.dirty {
 		err = l.stream.Synchronize()
 		p.dirty = false
-		p.clk.lap(PhaseSync)
+		p.clk.lap(stats.PhaseSync)
 	}
 	for i := range l.sets {
 		s := l.sets[(l.next+i)%len(l.sets)]

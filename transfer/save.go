@@ -9,6 +9,7 @@ import (
 
 	"github.com/kvctl/kvctl/cuda"
 	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/stats"
 )
 
 // SaveJob is one request's computed pages to store.
@@ -102,7 +103,7 @@ func (s *Saver) SaveAll(ctx context.Context, jobs []SaveJob, after cuda.Event) (
 	if err != nil {
 		return results, fmt.Errorf("save request %q: %w", jobs[bad].RequestID, err)
 	}
-	clk.lap(PhaseResolve)
+	clk.lap(stats.PhaseResolve)
 	if after != nil {
 		if err := l.stream.WaitEvent(after); err != nil {
 			return results, saveError(jobs, fmt.Errorf("waiting for the forward: %w", err))

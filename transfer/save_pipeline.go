@@ -6,6 +6,7 @@ import (
 
 	"github.com/kvctl/kvctl/cuda"
 	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/stats"
 )
 
 // saveCall is the state of one SaveAll.
@@ -63,7 +64,7 @@ func (c *saveCall) stageNext(ctx context.Context) (*slotSet, error) {
 			var err error
 			batch, err = c.dropExisting(ctx, batch)
 			c.calls++
-			c.p.clk.lap(PhaseResolve)
+			c.p.clk.lap(stats.PhaseResolve)
 			if err != nil {
 				return nil, err
 			}
@@ -76,9 +77,9 @@ func (c *saveCall) stageNext(ctx context.Context) (*slotSet, error) {
 			return nil, err
 		}
 		l.describe(batch, cuda.DeviceToHost, l.slotPtr(set))
-		c.p.clk.lap(PhaseDescribe)
+		c.p.clk.lap(stats.PhaseDescribe)
 		set.items = append(set.items[:0], batch...)
-		return set, c.p.submit(set, cuda.DeviceToHost, l.copies, PhaseStage)
+		return set, c.p.submit(set, cuda.DeviceToHost, l.copies, stats.PhaseStage)
 	}
 }
 
@@ -122,8 +123,8 @@ func (c *saveCall) finishPut(set *slotSet, task *fanTask) error {
 	l := c.s.lane
 	calls, cpu, err := task.wait()
 	c.calls += int64(calls)
-	c.p.clk.lap(PhasePut)
-	c.p.clk.addCPU(PhasePut, cpu)
+	c.p.clk.lap(stats.PhasePut)
+	c.p.clk.addCPU(stats.PhasePut, cpu)
 	clear(l.puts[:len(set.items)])
 	if err != nil {
 		return fmt.Errorf("pool put of %d pages: %w", len(set.items), err)

@@ -8,25 +8,6 @@ import (
 	"github.com/kvctl/kvctl/stats"
 )
 
-// Phase is a step of a load or save: stats.Phase, the one list of phases
-// that transfer's Totals, the connector's log lines and metrics and kvctl
-// bench share. Loads go resolve, fence, describe, get, unstage, sync
-// (stats.LoadPhases); saves resolve, describe, stage, put, sync
-// (stats.SavePhases).
-type Phase = stats.Phase
-
-// The phases, as stats defines them, under the names transfer's laps use.
-const (
-	PhaseResolve  = stats.PhaseResolve
-	PhaseFence    = stats.PhaseFence
-	PhaseDescribe = stats.PhaseDescribe
-	PhaseGet      = stats.PhaseGet
-	PhaseUnstage  = stats.PhaseUnstage
-	PhaseStage    = stats.PhaseStage
-	PhasePut      = stats.PhasePut
-	PhaseSync     = stats.PhaseSync
-)
-
 // PhaseTimes is the wall time spent in each phase.
 type PhaseTimes [stats.NumPhases]time.Duration
 
@@ -51,7 +32,7 @@ func (t PhaseTimes) Milliseconds() map[string]float64 {
 	m := map[string]float64{}
 	for p, d := range t {
 		if d > 0 {
-			m[Phase(p).String()] = float64(d) / float64(time.Millisecond)
+			m[stats.Phase(p).String()] = float64(d) / float64(time.Millisecond)
 		}
 	}
 	return m
@@ -154,7 +135,7 @@ func newPhaseClock(on bool) phaseClock {
 }
 
 // lap charges the time since the last lap to p.
-func (c *phaseClock) lap(p Phase) {
+func (c *phaseClock) lap(p stats.Phase) {
 	if !c.on {
 		return
 	}
@@ -165,7 +146,7 @@ func (c *phaseClock) lap(p Phase) {
 }
 
 // addCPU charges CPU time spent on other threads to p.
-func (c *phaseClock) addCPU(p Phase, d time.Duration) {
+func (c *phaseClock) addCPU(p stats.Phase, d time.Duration) {
 	if c.on {
 		c.cpu[p] += d
 	}
