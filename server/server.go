@@ -134,7 +134,7 @@ func newHandler(live *engine.Live, opts Options) http.Handler {
 	for _, p := range []string{"/get_all_keys", "/batch_query_keys", "/query_key", "/get_segments_detail", "/health"} {
 		mux.Handle("GET "+p, master)
 	}
-	mux.Handle("GET /metrics", c.metrics.handler(master))
+	mux.Handle("GET /metrics", c.metrics.handler())
 	return mux
 }
 

@@ -219,6 +219,11 @@ func FuzzParseMetrics(f *testing.F) {
 	})
 }
 
+// escapeLabel escapes a label value for the text format.
+func escapeLabel(v string) string {
+	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(v)
+}
+
 // FuzzParseHealth checks that a parsed health answer always has a status.
 func FuzzParseHealth(f *testing.F) {
 	for _, s := range []string{"OK", "ok\n", `{"status":"ok","role":"leader","ha_state":"serving","service_ready":true}`, `{"status":""}`, "<html>"} {
