@@ -6,6 +6,8 @@ import (
 	"math/bits"
 	"slices"
 	"strconv"
+
+	"github.com/kvctl/kvctl/internal/jsonnum"
 )
 
 // TokenError is a bad token, or bad syntax around tokens, in token input.
@@ -195,7 +197,7 @@ func badJSONToken(data []byte, start, idx int) error {
 		return &TokenError{Offset: start, Index: -1, Problem: "want a token after ',', got ']'"}
 	}
 	lit := literalAt(data, start)
-	if n, ok := jsonNumberSpan(data, start); ok && n == len(lit) {
+	if n := jsonnum.Len(data[start:]); n > 0 && n == len(lit) {
 		if isPlainInt(lit) { // a good number followed by a stray byte
 			return &TokenError{Offset: start + n, Index: -1, Problem: "want ',' or ']' after a token, got " + quoteByte(data[start+n])}
 		}
@@ -218,49 +220,6 @@ func isPlainInt(s string) bool {
 		}
 	}
 	return s != ""
-}
-
-// jsonNumberSpan returns the length of the JSON number (by the JSON
-// grammar) at data[i], and whether there is one.
-func jsonNumberSpan(data []byte, i int) (int, bool) {
-	start := i
-	if i < len(data) && data[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(data) && data[i] == '0':
-		i++
-	case i < len(data) && data[i] >= '1' && data[i] <= '9':
-		i = skipDigits(data, i)
-	default:
-		return 0, false
-	}
-	if i < len(data) && data[i] == '.' {
-		j := skipDigits(data, i+1)
-		if j == i+1 {
-			return 0, false
-		}
-		i = j
-	}
-	if i < len(data) && (data[i] == 'e' || data[i] == 'E') {
-		i++
-		if i < len(data) && (data[i] == '+' || data[i] == '-') {
-			i++
-		}
-		j := skipDigits(data, i)
-		if j == i {
-			return 0, false
-		}
-		i = j
-	}
-	return i - start, true
-}
-
-func skipDigits(data []byte, i int) int {
-	for i < len(data) && data[i] >= '0' && data[i] <= '9' {
-		i++
-	}
-	return i
 }
 
 // numberProblem explains why a valid number is not an int64 token.

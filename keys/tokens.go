@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+
+	"github.com/kvctl/kvctl/internal/jsonnum"
 )
 
 // TokensFormat is how prompt token ids are written.
@@ -175,7 +177,7 @@ func parseTextToken(word []byte, offset, idx int) (int64, error) {
 
 // wordProblem explains a text token that is not a decimal integer.
 func wordProblem(word []byte) string {
-	if n, ok := jsonNumberSpan(word, 0); ok && n == len(word) {
+	if n := jsonnum.Len(word); n > 0 && n == len(word) {
 		return numberProblem(string(word))
 	}
 	return "is not an integer"

@@ -9,7 +9,8 @@
 //	POST /v1/completions     an OpenAI subset: model, prompt, max_tokens, stream, stream_options
 //	GET  /v1/models          the one model, Options.ModelName
 //	GET  /healthz            {"status":"ok"} while the engine runs, else 503
-//	GET  /metrics            kvctl_* series and the master's master_* gauges (Prometheus text)
+//	GET  /metrics            kvctl_* series and the pool's master_* and segment_* series
+//	                         (Prometheus text; stats.NewPoolCollector, one pool Stat per scrape)
 //	GET  /get_all_keys, /batch_query_keys, /query_key, /get_segments_detail, /health
 //	                         the Mooncake master admin API over the pool (Options.Master;
 //	                         kvctl serves mooncake.NewMasterHandler)

@@ -1,19 +1,13 @@
 package server
 
 import (
-	"context"
-	"fmt"
 	"net/http"
-	"net/http/httptest"
 
 	"github.com/kvctl/kvctl/engine"
 	"github.com/kvctl/kvctl/pool"
 	"github.com/kvctl/kvctl/stats"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 )
 
 // ttftBuckets are the TTFT histogram buckets, in seconds.
@@ -32,42 +26,16 @@ func newMetrics(live *engine.Live, p pool.Store) *metrics {
 		Help: "Wall time from a completion request's arrival to its first token.", Buckets: ttftBuckets})
 	m.modelledTTFT = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "kvctl_modelled_ttft_seconds",
 		Help: "Modelled (engine clock) time to first token of completed requests.", Buckets: ttftBuckets})
-	m.reg.MustRegister(m.ttft, m.modelledTTFT, newEngineCollector(live), newPoolCollector(p),
+	m.reg.MustRegister(m.ttft, m.modelledTTFT, newEngineCollector(live), stats.NewPoolCollector(p.Stat, stats.PoolCollectorOptions{KvctlSeries: true}),
 		stats.NewHolesCollector(live.Holes, nil), stats.NewLoadCollector(live.Transfers, nil))
 	return m
 }
 
-// handler serves the registry followed by the master's metrics (master_*
-// gauges and counters of the pool, when master is not nil) as one
-// exposition.
-func (m *metrics) handler(master http.Handler) http.Handler {
-	gather := prometheus.Gatherers{m.reg}
-	if master != nil {
-		gather = append(gather, masterGatherer{master})
-	}
-	return promhttp.HandlerFor(gather, promhttp.HandlerOpts{ErrorHandling: promhttp.HTTPErrorOnError})
-}
-
-// masterGatherer reads the metrics a mooncake master handler serves.
-type masterGatherer struct{ h http.Handler }
-
-// Gather asks the handler's /metrics and parses its text.
-func (g masterGatherer) Gather() ([]*dto.MetricFamily, error) {
-	rec := httptest.NewRecorder()
-	g.h.ServeHTTP(rec, httptest.NewRequestWithContext(context.Background(), http.MethodGet, "/metrics", nil))
-	if rec.Code != http.StatusOK {
-		return nil, fmt.Errorf("pool metrics: status %d: %s", rec.Code, rec.Body.String())
-	}
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(rec.Body)
-	if err != nil {
-		return nil, fmt.Errorf("parsing the pool metrics: %w", err)
-	}
-	out := make([]*dto.MetricFamily, 0, len(families))
-	for _, f := range families {
-		out = append(out, f)
-	}
-	return out, nil
+// handler serves the registry: the server's own series, and the pool's
+// as a Mooncake master serves them (stats.NewPoolCollector) with the
+// kvctl_pool_* series beside them, from one pool.Stat per scrape.
+func (m *metrics) handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{ErrorHandling: promhttp.HTTPErrorOnError})
 }
 
 // series is one engine counter or gauge.
@@ -123,43 +91,4 @@ func (c *engineCollector) Collect(ch chan<- prometheus.Metric) {
 	for i, s := range engineSeries {
 		ch <- prometheus.MustNewConstMetric(c.descs[i], s.kind, s.value(st))
 	}
-}
-
-// poolCollector exposes the pool's occupancy and evictions (pool.Stat).
-type poolCollector struct {
-	p                                           pool.Store
-	keys, used, capacity, evicted, evictedBytes *prometheus.Desc
-}
-
-func newPoolCollector(p pool.Store) *poolCollector {
-	d := func(name, help string) *prometheus.Desc { return prometheus.NewDesc(name, help, nil, nil) }
-	return &poolCollector{p: p,
-		keys:         d("kvctl_pool_keys", "Keys in the pool."),
-		used:         d("kvctl_pool_used_bytes", "Bytes allocated in the pool."),
-		capacity:     d("kvctl_pool_capacity_bytes", "Capacity of the pool."),
-		evicted:      d("kvctl_pool_evicted_keys_total", "Keys evicted from the pool."),
-		evictedBytes: d("kvctl_pool_evicted_bytes_total", "Bytes evicted from the pool."),
-	}
-}
-
-// Describe sends the descriptors.
-func (c *poolCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.keys, c.used, c.capacity, c.evicted, c.evictedBytes} {
-		ch <- d
-	}
-}
-
-// Collect asks the pool's Stat; a failure is an invalid metric (the
-// scrape fails with it).
-func (c *poolCollector) Collect(ch chan<- prometheus.Metric) {
-	st, err := c.p.Stat(context.Background())
-	if err != nil {
-		ch <- prometheus.NewInvalidMetric(c.keys, fmt.Errorf("reading the pool statistics: %w", err))
-		return
-	}
-	ch <- prometheus.MustNewConstMetric(c.keys, prometheus.GaugeValue, float64(st.Keys))
-	ch <- prometheus.MustNewConstMetric(c.used, prometheus.GaugeValue, float64(st.UsedBytes))
-	ch <- prometheus.MustNewConstMetric(c.capacity, prometheus.GaugeValue, float64(st.CapacityBytes))
-	ch <- prometheus.MustNewConstMetric(c.evicted, prometheus.CounterValue, float64(st.EvictedKeys))
-	ch <- prometheus.MustNewConstMetric(c.evictedBytes, prometheus.CounterValue, float64(st.EvictedBytes))
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 
+	"github.com/kvctl/kvctl/pool"
 	"github.com/kvctl/kvctl/pool/mooncake"
 )
 
@@ -42,6 +44,31 @@ func TestMetrics(t *testing.T) {
 	for _, want := range []string{`kvctl_transfer_pages_total{op="save"} 6`, "kvctl_pool_capacity_bytes", "master_total_capacity_bytes"} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+}
+
+// statCounter is a pool that counts its Stat calls.
+type statCounter struct {
+	pool.Store
+	calls atomic.Int64
+}
+
+func (s *statCounter) Stat(ctx context.Context) (pool.Stat, error) {
+	s.calls.Add(1)
+	return s.Store.Stat(ctx)
+}
+
+func TestMetricsStatOncePerScrape(t *testing.T) {
+	counter := &statCounter{}
+	ts := startServer(t, func(o *Options) { counter.Store = o.Pool; o.Pool = counter })
+	for scrape := int64(1); scrape <= 2; scrape++ {
+		before := counter.calls.Load()
+		if status, b := ts.get(t, "/metrics"); status != http.StatusOK {
+			t.Fatalf("GET /metrics = %d %s, want 200", status, b)
+		}
+		if got := counter.calls.Load() - before; got != 1 {
+			t.Errorf("GET /metrics #%d called Stat %d times, want 1", scrape, got)
 		}
 	}
 }

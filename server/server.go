@@ -139,7 +139,7 @@ func newHandler(live *engine.Live, opts Options) http.Handler {
 			mux.Handle("GET "+p, opts.Master)
 		}
 	}
-	mux.Handle("GET /metrics", c.metrics.handler(opts.Master))
+	mux.Handle("GET /metrics", c.metrics.handler())
 	return mux
 }
 

@@ -3,7 +3,17 @@
 // transfer statistics of loads and saves with per-phase wall and CPU times
 // (Load, LoadRecorder, PhaseTimer), periodic log lines and their parser
 // (HolesLine, LoadLine, Interval, ParseLine, ParseLog), and Prometheus
-// collectors (NewHolesCollector, NewLoadCollector).
+// collectors (NewHolesCollector, NewLoadCollector, NewPoolCollector).
+//
+// # Pool metrics
+//
+// NewPoolCollector is the one exposition of a pool.Stat: the Mooncake
+// master's metric names, which both kvctl serve's /metrics and the
+// master-compatible admin handler (pool/mooncake) serve, and which the
+// mooncake backend reads back from a live master (MasterStatField). It
+// lives here, beside the other collectors, because it needs only pool.Stat:
+// server and pool/mooncake both import stats, pool itself stays free of
+// Prometheus, and no package imports a backend to reach it.
 //
 // # Prefix holes
 //

@@ -155,10 +155,15 @@ func (l *Load) ObservePhase(p Phase, wall, cpu time.Duration, cpuOK bool) {
 
 // ObserveAsync records one completed asynchronous load request.
 func (l *Load) ObserveAsync(wait, transfer time.Duration) {
+	l.async().observe(wait, transfer)
+}
+
+// async returns l's AsyncStats, creating them when l has none.
+func (l *Load) async() *AsyncStats {
 	if l.Async == nil {
 		l.Async = &AsyncStats{}
 	}
-	l.Async.observe(wait, transfer)
+	return l.Async
 }
 
 // Merge folds o into l: counters and times add, maxima take the larger,
@@ -176,10 +181,7 @@ func (l *Load) Merge(o Load) {
 		l.Phases[i].merge(&o.Phases[i])
 	}
 	if o.Async != nil {
-		if l.Async == nil {
-			l.Async = &AsyncStats{}
-		}
-		l.Async.merge(o.Async)
+		l.async().merge(o.Async)
 	}
 }
 

@@ -23,67 +23,45 @@ func NewLoadRecorder(op Op) *LoadRecorder {
 // SetAsync marks the loads asynchronous, served by workers background
 // workers, so that Total and TakeWindow carry AsyncStats.
 func (r *LoadRecorder) SetAsync(workers int) {
-	if r == nil {
-		return
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, l := range []*Load{&r.total, &r.window} {
-		if l.Async == nil {
-			l.Async = &AsyncStats{}
-		}
-		l.Async.Workers = int64(workers)
-	}
+	r.update(func(l *Load) { l.async().Workers = int64(workers) })
 }
 
 // AddCall records one store call: see Load.AddCall.
 func (r *LoadRecorder) AddCall(pages int, bytes int64, failedPages int) {
-	if r == nil {
-		return
-	}
-	r.mu.Lock()
-	r.total.AddCall(pages, bytes, failedPages)
-	r.window.AddCall(pages, bytes, failedPages)
-	r.mu.Unlock()
+	r.update(func(l *Load) { l.AddCall(pages, bytes, failedPages) })
 }
 
 // ObservePhase records one run of a phase: see Load.ObservePhase.
 func (r *LoadRecorder) ObservePhase(p Phase, wall, cpu time.Duration, cpuOK bool) {
-	if r == nil {
-		return
-	}
-	r.mu.Lock()
-	r.total.ObservePhase(p, wall, cpu, cpuOK)
-	r.window.ObservePhase(p, wall, cpu, cpuOK)
-	r.mu.Unlock()
+	r.update(func(l *Load) { l.ObservePhase(p, wall, cpu, cpuOK) })
 }
 
 // ObserveAsync records one completed asynchronous load: the time it waited
 // for a worker and the time its transfer took.
 func (r *LoadRecorder) ObserveAsync(wait, transfer time.Duration) {
-	if r == nil {
-		return
-	}
-	r.mu.Lock()
-	r.total.ObserveAsync(wait, transfer)
-	r.window.ObserveAsync(wait, transfer)
-	r.mu.Unlock()
+	r.update(func(l *Load) { l.ObserveAsync(wait, transfer) })
 }
 
 // SetQueue sets the live gauges of asynchronous loads: requests queued and
 // requests being transferred.
 func (r *LoadRecorder) SetQueue(queued, active int) {
+	r.update(func(l *Load) {
+		a := l.async()
+		a.Queue, a.Active = int64(queued), int64(active)
+	})
+}
+
+// update applies fn to the total and to the window under the lock; on a
+// nil recorder it does nothing. fn must not panic (no defer: AddCall is on
+// the transfer path).
+func (r *LoadRecorder) update(fn func(*Load)) {
 	if r == nil {
 		return
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, l := range []*Load{&r.total, &r.window} {
-		if l.Async == nil {
-			l.Async = &AsyncStats{}
-		}
-		l.Async.Queue, l.Async.Active = int64(queued), int64(active)
-	}
+	fn(&r.total)
+	fn(&r.window)
+	r.mu.Unlock()
 }
 
 // Total returns a copy of everything recorded so far.

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/kvctl/kvctl/internal/jsonnum"
 )
 
 // The JSON building blocks of requestParser: whitespace, literals,
@@ -199,7 +201,7 @@ func hex4(b []byte) (rune, bool) {
 
 // integer reads a JSON integer in [lo, hi]; want names the range.
 func (p *requestParser) integer(name string, lo, hi int64, want string) (int64, error) {
-	n := numberSpan(p.data[p.i:])
+	n := jsonnum.Len(p.data[p.i:])
 	if n == 0 {
 		return 0, fmt.Errorf("%s: want an integer, got %s", name, p.kind())
 	}
@@ -218,44 +220,4 @@ func (p *requestParser) integer(name string, lo, hi int64, want string) (int64, 
 	}
 	p.i += n
 	return v, nil
-}
-
-// numberSpan returns the length of the JSON number at the start of b, or 0.
-func numberSpan(b []byte) int {
-	i := 0
-	if i < len(b) && b[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case i < len(b) && b[i] >= '1' && b[i] <= '9':
-		i = digitsEnd(b, i)
-	default:
-		return 0
-	}
-	if i < len(b) && b[i] == '.' {
-		if i = digitsEnd(b, i+1); b[i-1] == '.' {
-			return 0
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		j := digitsEnd(b, i)
-		if j == i {
-			return 0
-		}
-		i = j
-	}
-	return i
-}
-
-func digitsEnd(b []byte, i int) int {
-	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-		i++
-	}
-	return i
 }

@@ -269,7 +269,7 @@ func TestStatAnswers(t *testing.T) {
 		metrics, segments http.HandlerFunc
 		wantErr           string
 	}{
-		{"bad metric line", answer(200, "master_key_count{a=\"b\" 3\n"), okSegments, "GET /metrics: malformed answer: line 1: master_key_count: label a: want , or }"},
+		{"bad metric line", answer(200, "master_key_count{a=\"b\" 3\n"), okSegments, `GET /metrics: malformed answer: text format parsing error in line 1: unexpected end of label value "b"`},
 		{"NaN count", answer(200, "master_key_count NaN\n"), okSegments, "GET /metrics: malformed answer: master_key_count = NaN is not a count"},
 		{"segments mismatch", answer(200, "master_key_count 1\n"), answer(200, `{"total_segments":2,"segments":[]}`),
 			"GET /get_segments_detail: malformed answer: total_segments is 2 but 0 segments are listed"},

@@ -18,6 +18,8 @@ type fakeStore struct {
 	leases map[string]int // leasing probes per key
 	stat   pool.Stat
 
+	statCalls int // calls of Stat
+
 	existErr error // returned by Exist and ExistLeasing
 	statErr  error // returned by Stat
 	listErr  error // returned by List after listOK keys
@@ -108,9 +110,17 @@ func (f *fakeStore) Remove(ctx context.Context, keys []string, force bool, resul
 func (f *fakeStore) Stat(ctx context.Context) (pool.Stat, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.statCalls++
 	st := f.stat
 	st.Keys = int64(len(f.keys))
 	return st, f.statErr
+}
+
+// statCount returns how many times Stat was called.
+func (f *fakeStore) statCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.statCalls
 }
 
 func (f *fakeStore) List(ctx context.Context, prefix string, fn func(string) error) error {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/kvctl/kvctl/pool"
 )
 
@@ -122,8 +123,13 @@ func TestMasterHandlerMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatalf("parseMetrics(GET /metrics) = %v, want no error", err)
 	}
-	if len(samples) != len(exportedMetrics)+2 {
-		t.Errorf("parseMetrics(GET /metrics) = %d samples, want %d", len(samples), len(exportedMetrics)+2)
+	want := f.stat
+	want.Keys, want.Segments = 2, nil
+	if got, err := statFromMetrics(samples); err != nil || !cmp.Equal(got, want) {
+		t.Errorf("statFromMetrics(GET /metrics) = %+v, %v, want %+v", got, err, want)
+	}
+	if n := f.statCount(); n != 1 {
+		t.Errorf("GET /metrics called Stat %d times, want 1", n)
 	}
 }
 

@@ -1,188 +1,103 @@
 package mooncake
 
 import (
-	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/stats"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 )
 
-// sample is one sample line of the Prometheus text format.
+// sample is one gauge, counter or untyped sample of a /metrics answer.
 type sample struct {
 	Name   string
 	Labels map[string]string
 	Value  float64
 }
 
-// parseMetrics reads the Prometheus text exposition format strictly:
-// comments and blank lines are skipped, every other line must be
-// `name[{label="value",...}] value [timestamp]`.
+// parseMetrics reads the Prometheus text exposition format (expfmt's
+// parser) and returns its gauge, counter and untyped samples, ordered by
+// name and then as given; histograms and summaries are left out (kvctl
+// reads none). Lines may end in \r\n and the last needs no newline.
 func parseMetrics(body []byte) ([]sample, error) {
-	sc := bufio.NewScanner(bytes.NewReader(body))
-	sc.Buffer(make([]byte, 0, 64<<10), maxAnswer)
-	var out []sample
-	for line := 1; sc.Scan(); line++ {
-		t := strings.TrimSpace(sc.Text())
-		if t == "" || t[0] == '#' {
-			continue
-		}
-		s, err := parseSample(t)
-		if err != nil {
-			return nil, fmt.Errorf("line %d: %w", line, err)
-		}
-		out = append(out, s)
+	if bytes.IndexByte(body, '\r') >= 0 {
+		body = bytes.ReplaceAll(body, []byte("\r\n"), []byte("\n"))
 	}
-	return out, sc.Err()
-}
-
-// parseSample parses one trimmed sample line.
-func parseSample(t string) (sample, error) {
-	var s sample
-	n := metricNameLen(t)
-	if n == 0 {
-		return s, fmt.Errorf("no metric name at %q", snippet([]byte(t)))
+	if len(body) > 0 && body[len(body)-1] != '\n' {
+		body = append(body[:len(body):len(body)], '\n')
 	}
-	s.Name, t = t[:n], strings.TrimLeft(t[n:], " \t")
-	if strings.HasPrefix(t, "{") {
-		labels, rest, err := parseLabels(t[1:])
-		if err != nil {
-			return s, fmt.Errorf("%s: %w", s.Name, err)
-		}
-		s.Labels, t = labels, strings.TrimLeft(rest, " \t")
-	}
-	fields := strings.Fields(t)
-	if len(fields) == 0 || len(fields) > 2 {
-		return s, fmt.Errorf("%s: want a value and an optional timestamp, got %q", s.Name, t)
-	}
-	v, err := strconv.ParseFloat(fields[0], 64)
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(bytes.NewReader(body))
 	if err != nil {
-		return s, fmt.Errorf("%s: value %q is not a number", s.Name, fields[0])
+		return nil, err
 	}
-	if len(fields) == 2 {
-		if _, err := strconv.ParseInt(fields[1], 10, 64); err != nil {
-			return s, fmt.Errorf("%s: timestamp %q is not an integer", s.Name, fields[1])
-		}
-	}
-	s.Value = v
-	return s, nil
-}
-
-// metricNameLen is the length of the metric name that starts t.
-func metricNameLen(t string) int {
-	for i := 0; i < len(t); i++ {
-		c := t[i]
-		letter := c == '_' || c == ':' || (c|0x20 >= 'a' && c|0x20 <= 'z')
-		if !letter && (i == 0 || c < '0' || c > '9') {
-			return i
-		}
-	}
-	return len(t)
-}
-
-// parseLabels parses `name="value",...}` (the opening brace already read)
-// and returns the labels and what follows the closing brace.
-func parseLabels(t string) (map[string]string, string, error) {
-	labels := map[string]string{}
-	for {
-		t = strings.TrimLeft(t, " \t")
-		if strings.HasPrefix(t, "}") {
-			return labels, t[1:], nil
-		}
-		n := metricNameLen(t)
-		if n == 0 || strings.Contains(t[:n], ":") {
-			return nil, "", fmt.Errorf("bad label name at %q", snippet([]byte(t)))
-		}
-		name := t[:n]
-		t = strings.TrimLeft(t[n:], " \t")
-		if !strings.HasPrefix(t, "=") {
-			return nil, "", fmt.Errorf("label %s: want =", name)
-		}
-		t = strings.TrimLeft(t[1:], " \t")
-		value, rest, err := parseLabelValue(t)
-		if err != nil {
-			return nil, "", fmt.Errorf("label %s: %w", name, err)
-		}
-		if _, dup := labels[name]; dup {
-			return nil, "", fmt.Errorf("label %s given twice", name)
-		}
-		labels[name] = value
-		t = strings.TrimLeft(rest, " \t")
-		if strings.HasPrefix(t, ",") {
-			t = t[1:]
-		} else if !strings.HasPrefix(t, "}") {
-			return nil, "", fmt.Errorf("label %s: want , or }", name)
-		}
-	}
-}
-
-// parseLabelValue parses a quoted label value with the escapes \\, \" and \n.
-func parseLabelValue(t string) (string, string, error) {
-	if !strings.HasPrefix(t, `"`) {
-		return "", "", errors.New("value is not quoted")
-	}
-	var b strings.Builder
-	for i := 1; i < len(t); i++ {
-		switch c := t[i]; c {
-		case '"':
-			return b.String(), t[i+1:], nil
-		case '\\':
-			i++
-			if i == len(t) {
-				return "", "", errors.New("unterminated value")
+	var out []sample
+	for _, name := range slices.Sorted(maps.Keys(families)) {
+		f := families[name]
+		for _, m := range f.GetMetric() {
+			v, ok := simpleValue(f.GetType(), m)
+			if !ok {
+				continue
 			}
-			switch t[i] {
-			case '\\', '"':
-				b.WriteByte(t[i])
-			case 'n':
-				b.WriteByte('\n')
-			default:
-				return "", "", fmt.Errorf("bad escape \\%c", t[i])
-			}
-		default:
-			b.WriteByte(c)
+			out = append(out, sample{Name: name, Labels: labelMap(m.GetLabel()), Value: v})
 		}
 	}
-	return "", "", errors.New("unterminated value")
+	return out, nil
 }
 
-// metricFields maps the metrics kvctl reads to the Stat fields they fill.
-// kvctl_puts_existing_total is kvctl's own (NewMasterHandler serves it);
-// a Mooncake master has no such counter.
-var metricFields = map[string]func(*pool.Stat) *int64{
-	"master_key_count":                      func(s *pool.Stat) *int64 { return &s.Keys },
-	"master_soft_pin_key_count":             func(s *pool.Stat) *int64 { return &s.SoftPinnedKeys },
-	"master_allocated_bytes":                func(s *pool.Stat) *int64 { return &s.UsedBytes },
-	"master_total_capacity_bytes":           func(s *pool.Stat) *int64 { return &s.CapacityBytes },
-	"master_evicted_key_count":              func(s *pool.Stat) *int64 { return &s.EvictedKeys },
-	"master_evicted_size_bytes":             func(s *pool.Stat) *int64 { return &s.EvictedBytes },
-	"master_attempted_evictions_total":      func(s *pool.Stat) *int64 { return &s.EvictionAttempts },
-	"master_put_start_alloc_failures_total": func(s *pool.Stat) *int64 { return &s.AllocationFailure },
-	"kvctl_puts_existing_total":             func(s *pool.Stat) *int64 { return &s.PutsExisting },
+// simpleValue is the value of a gauge, counter or untyped metric.
+func simpleValue(t dto.MetricType, m *dto.Metric) (float64, bool) {
+	switch t {
+	case dto.MetricType_GAUGE:
+		return m.GetGauge().GetValue(), true
+	case dto.MetricType_COUNTER:
+		return m.GetCounter().GetValue(), true
+	case dto.MetricType_UNTYPED:
+		return m.GetUntyped().GetValue(), true
+	}
+	return 0, false
+}
+
+// labelMap returns the labels by name (nil when there are none; the
+// parser refuses a label named twice).
+func labelMap(pairs []*dto.LabelPair) map[string]string {
+	if len(pairs) == 0 {
+		return nil
+	}
+	labels := make(map[string]string, len(pairs))
+	for _, l := range pairs {
+		labels[l.GetName()] = l.GetValue()
+	}
+	return labels
 }
 
 // statFromMetrics fills the Stat counters from metric samples, summing the
-// samples of one name over their label sets. Metrics that are absent leave
-// their fields zero.
+// samples of one name over their label sets. The names are those
+// stats.NewPoolCollector exports (stats.MasterStatField); metrics that are
+// absent leave their fields zero.
 func statFromMetrics(samples []sample) (pool.Stat, error) {
 	var st pool.Stat
 	sums := map[string]float64{}
 	for _, s := range samples {
-		if _, ok := metricFields[s.Name]; ok {
-			sums[s.Name] += s.Value
-		}
+		sums[s.Name] += s.Value
 	}
 	for name, v := range sums {
+		field := stats.MasterStatField(&st, name)
+		if field == nil {
+			continue
+		}
 		n, err := count(name, v)
 		if err != nil {
 			return pool.Stat{}, err
 		}
-		*metricFields[name](&st) = n
+		*field = n
 	}
 	return st, nil
 }
@@ -193,10 +108,10 @@ func statFromMetrics(samples []sample) (pool.Stat, error) {
 func segmentsFromMetrics(samples []sample) ([]pool.Segment, error) {
 	byName := map[string]*pool.Segment{}
 	for _, s := range samples {
-		if s.Name != "segment_allocated_bytes" && s.Name != "segment_total_capacity_bytes" {
+		if s.Name != stats.SegmentUsedMetric && s.Name != stats.SegmentCapacityMetric {
 			continue
 		}
-		name, ok := s.Labels["segment"]
+		name, ok := s.Labels[stats.SegmentLabel]
 		if !ok {
 			continue
 		}
@@ -209,7 +124,7 @@ func segmentsFromMetrics(samples []sample) ([]pool.Segment, error) {
 			seg = &pool.Segment{Name: name}
 			byName[name] = seg
 		}
-		if s.Name == "segment_allocated_bytes" {
+		if s.Name == stats.SegmentUsedMetric {
 			seg.UsedBytes = n
 		} else {
 			seg.CapacityBytes = n

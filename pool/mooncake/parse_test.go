@@ -21,18 +21,22 @@ func TestParseMetrics(t *testing.T) {
 		{"plain", "# HELP m h\n# TYPE m gauge\nm 3\n\n", []sample{{Name: "m", Value: 3}}, ""},
 		{"labels and timestamp", "m{a=\"x\\\"y\",b=\"\\\\\\n\",} 1.5e3 1700000000000\r\n",
 			[]sample{{Name: "m", Labels: map[string]string{"a": `x"y`, "b": "\\\n"}, Value: 1500}}, ""},
-		{"spaces", "  m { a = \"1\" }\t+Inf  \n", []sample{{Name: "m", Labels: map[string]string{"a": "1"}, Value: posInf}}, ""},
-		{"empty labels", "m{} 0", []sample{{Name: "m", Labels: map[string]string{}, Value: 0}}, ""},
-		{"no value", "m\n", nil, "line 1: m: want a value and an optional timestamp"},
-		{"bad value", "m x\n", nil, `line 1: m: value "x" is not a number`},
-		{"bad timestamp", "m 1 2.5\n", nil, `line 1: m: timestamp "2.5" is not an integer`},
-		{"three fields", "m 1 2 3\n", nil, "want a value and an optional timestamp"},
-		{"bad name", "1m 1\n", nil, "line 1: no metric name"},
-		{"unquoted label", "m{a=1} 1\n", nil, "label a: value is not quoted"},
-		{"unterminated label", "m{a=\"1} 1\n", nil, "label a: unterminated value"},
-		{"bad escape", "m{a=\"\\t\"} 1\n", nil, `label a: bad escape \t`},
-		{"duplicate label", "m{a=\"1\",a=\"2\"} 1\n", nil, "label a given twice"},
-		{"colon label", "m{a:b=\"1\"} 1\n", nil, "bad label name"},
+		{"spaces", "  m { a = \"1\" }\t+Inf\n", []sample{{Name: "m", Labels: map[string]string{"a": "1"}, Value: posInf}}, ""},
+		{"empty labels, no final newline", "m{} 0", []sample{{Name: "m", Value: 0}}, ""},
+		{"typed families by name", "# TYPE b counter\nb 2\n# TYPE a gauge\na 1\nc 3\n",
+			[]sample{{Name: "a", Value: 1}, {Name: "b", Value: 2}, {Name: "c", Value: 3}}, ""},
+		{"histogram left out", "# TYPE h histogram\nh_bucket{le=\"+Inf\"} 2\nh_sum 3\nh_count 2\nm 1\n",
+			[]sample{{Name: "m", Value: 1}}, ""},
+		{"no value", "m\n", nil, "line 1: expected float as value"},
+		{"bad value", "m x\n", nil, `line 1: expected float as value, got "x"`},
+		{"bad timestamp", "m 1 2.5\n", nil, `line 1: expected integer as timestamp, got "2.5"`},
+		{"three fields", "m 1 2 3\n", nil, "line 1: spurious string after timestamp"},
+		{"bad name", "1m 1\n", nil, "line 1: invalid metric name"},
+		{"unquoted label", "m{a=1} 1\n", nil, "line 1: expected '\"' at start of label value"},
+		{"unterminated label", "m{a=\"1} 1\n", nil, "line 1: label value \"1} 1\" contains unescaped new-line"},
+		{"bad escape", "m{a=\"\\t\"} 1\n", nil, `line 1: invalid escape sequence '\t'`},
+		{"duplicate label", "m{a=\"1\",a=\"2\"} 1\n", nil, "line 1: duplicate label names"},
+		{"colon label", "m{a:b=\"1\"} 1\n", nil, "line 1: expected '=' after label name"},
 		{"second line", "m 1\nm{ 2\n", nil, "line 2: "},
 	}
 	for _, tt := range tests {
@@ -195,11 +199,13 @@ func FuzzParseSegments(f *testing.F) {
 }
 
 // FuzzParseMetrics checks that what parses can be rendered as counts or
-// refused, and that label values survive escaping and parsing again.
+// refused, and that names and label values survive quoting and parsing
+// again.
 func FuzzParseMetrics(f *testing.F) {
 	f.Add([]byte("# TYPE master_key_count gauge\nmaster_key_count 3\nsegment_allocated_bytes{segment=\"a\\\"b\"} 1 17\n"))
 	f.Add([]byte("m{a=\"\\\\\\n\",} NaN\n"))
 	f.Add([]byte("m -Inf\n"))
+	f.Add([]byte("{\"m.x\",\"a.b\"=\"1\"} 2\n"))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		samples, err := parseMetrics(body)
 		if err != nil {
@@ -209,14 +215,19 @@ func FuzzParseMetrics(f *testing.F) {
 		segmentsFromMetrics(samples)
 		for _, s := range samples {
 			for k, v := range s.Labels {
-				line := s.Name + `{` + k + `="` + escapeLabel(v) + `"} 1`
+				line := `{"` + escapeLabel(s.Name) + `","` + escapeLabel(k) + `"="` + escapeLabel(v) + `"} 1`
 				again, err := parseMetrics([]byte(line))
-				if err != nil || len(again) != 1 || again[0].Labels[k] != v {
-					t.Errorf("parseMetrics(%q) = %v, %v, want label %s=%q back", line, again, err, k, v)
+				if err != nil || len(again) != 1 || again[0].Name != s.Name || again[0].Labels[k] != v {
+					t.Errorf("parseMetrics(%q) = %v, %v, want %s with label %s=%q back", line, again, err, s.Name, k, v)
 				}
 			}
 		}
 	})
+}
+
+// escapeLabel escapes a label value for the text format.
+func escapeLabel(v string) string {
+	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(v)
 }
 
 // FuzzParseHealth checks that a parsed health answer always has a status.

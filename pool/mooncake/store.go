@@ -8,7 +8,8 @@
 //   - Exist: GET /batch_query_keys?keys=k1,k2,... in chunks (no lease since
 //     Mooncake 0.3.12; 0.3.9 to 0.3.11 granted one). Never /query_key.
 //   - List (pool.Lister): GET /get_all_keys, streamed line by line.
-//   - Stat: GET /metrics (Prometheus text) and GET /get_segments_detail.
+//   - Stat: GET /metrics (Prometheus text, read with expfmt; the metric
+//     names are stats.NewPoolCollector's) and GET /get_segments_detail.
 //   - Open checks GET /health (JSON from 0.3.11, plain "OK" before).
 //
 // The admin API carries no object bytes and accepts no writes: Get writes
