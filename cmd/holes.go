@@ -181,20 +181,10 @@ func runHolesSimulate(c *cobra.Command, ios *IOStreams, g *globalOptions, o *hol
 		return err
 	}
 	bar = newProgress(ios, g, "simulating", len(reqs)*len(caps))
-	done := make(map[int64]int)
 	opts := holes.SimOptions{
 		Keying: keyingOf(s), SoftPinTTL: time.Duration(o.SoftPinTTLMS) * time.Millisecond,
 		GroupBlocks: o.GroupBlocks, OpenPool: simulatedPool(o.EvictionRatio, o.Watermark),
-		Progress: func(capacity int64, n int) {
-			bar.mu.Lock()
-			done[capacity] = n
-			sum := 0
-			for _, v := range done {
-				sum += v
-			}
-			bar.mu.Unlock()
-			bar.update(sum, "")
-		},
+		Progress: func(capacity int64, n int) { bar.updatePart(capacity, n, "") },
 	}
 	runs, err := holes.Sweep(c.Context(), reqs, opts, caps)
 	bar.done()
