@@ -117,9 +117,6 @@ func runBench(ctx context.Context, ios *IOStreams, g *globalOptions, dir transfe
 		bar.update(i+1, "")
 		if err != nil {
 			bar.done()
-			if errors.Is(err, transfer.ErrVerifyFailed) {
-				return &verifyError{err: err}
-			}
 			return err
 		}
 		results = append(results, res)

@@ -5,7 +5,11 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/kvctl/kvctl/cuda"
+	"github.com/kvctl/kvctl/keys"
 	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/transfer"
+	"github.com/kvctl/kvctl/workload"
 )
 
 // Exit codes, as DESIGN.md and docs/exit-codes.md list them.
@@ -53,10 +57,11 @@ type gpuUnavailable struct{ err error }
 func (e *gpuUnavailable) Error() string { return e.err.Error() }
 func (e *gpuUnavailable) Unwrap() error { return e.err }
 
-// exitCode maps a command's error to the process exit code.
+// exitCode maps a command's error to the process exit code: the one place
+// that does. It goes by the error's type and the sentinels it wraps, never
+// by its text.
 func exitCode(err error) int {
 	var (
-		ue *usageError
 		ve *verifyError
 		ge *gpuUnavailable
 	)
@@ -65,15 +70,28 @@ func exitCode(err error) int {
 		return ExitOK
 	case errors.Is(err, context.Canceled):
 		return ExitInterrupted
-	case errors.As(err, &ue), errors.Is(err, pool.ErrBadURL):
+	case isUsage(err):
 		return ExitUsage
-	case errors.As(err, &ve):
+	case errors.As(err, &ve), errors.Is(err, transfer.ErrVerifyFailed):
 		return ExitVerifyFailed
 	case errors.Is(err, pool.ErrUnreachable):
 		return ExitPoolUnreachable
-	case errors.As(err, &ge):
+	case errors.As(err, &ge), errors.Is(err, cuda.ErrNoDriver):
 		return ExitGPUUnavailable
 	default:
 		return ExitFailure
 	}
+}
+
+// isUsage reports whether err is the user's mistake on the command line or
+// in a file it names: a usage error, a bad pool URL, key settings that
+// cannot key a page, or a tokens, requests or trace file that says
+// something wrong.
+func isUsage(err error) bool {
+	var ue *usageError
+	return errors.As(err, &ue) ||
+		errors.Is(err, pool.ErrBadURL) ||
+		errors.Is(err, keys.ErrBadSettings) ||
+		errors.Is(err, keys.ErrBadInput) ||
+		errors.Is(err, workload.ErrBadInput)
 }

@@ -7,7 +7,11 @@ import (
 	"os/exec"
 	"testing"
 
+	"github.com/kvctl/kvctl/cuda"
+	"github.com/kvctl/kvctl/keys"
 	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/transfer"
+	"github.com/kvctl/kvctl/workload"
 )
 
 func TestExitCodeMapping(t *testing.T) {
@@ -19,9 +23,16 @@ func TestExitCodeMapping(t *testing.T) {
 		{errors.New("boom"), ExitFailure},
 		{usagef("bad flag"), ExitUsage},
 		{fmt.Errorf("opening: %w", pool.ErrBadURL), ExitUsage},
+		{fmt.Errorf("--tokens-per-block: %w", keys.ErrBadSettings), ExitUsage},
+		{fmt.Errorf("reading tokens: %w", keys.ErrBadInput), ExitUsage},
+		{fmt.Errorf("reading requests: %w", workload.ErrBadInput), ExitUsage},
+		{errors.New("reading requests from \"r.jsonl\": line 3: input/output error"), ExitFailure},
 		{&verifyError{err: errors.New("differs")}, ExitVerifyFailed},
+		{fmt.Errorf("bench load: %w", transfer.ErrVerifyFailed), ExitVerifyFailed},
 		{fmt.Errorf("dial: %w", pool.ErrUnreachable), ExitPoolUnreachable},
+		{fmt.Errorf("request %q: %w", "a", pool.ErrUnreachable), ExitPoolUnreachable},
 		{&gpuUnavailable{err: errors.New("no driver")}, ExitGPUUnavailable},
+		{fmt.Errorf("opening cuda:0: %w", cuda.ErrNoDriver), ExitGPUUnavailable},
 		{fmt.Errorf("run: %w", context.Canceled), ExitInterrupted},
 		{fmt.Errorf("put: %w", pool.ErrReadOnly), ExitFailure},
 	}

@@ -139,24 +139,12 @@ func runHolesProbe(c *cobra.Command, ios *IOStreams, g *globalOptions, o *holesO
 	})
 	bar.done()
 	if err != nil {
-		return asUsageIfInput(err)
+		return err
 	}
 	if g.Output == "json" {
 		return writeJSON(ios.Out, rep)
 	}
 	return printHolesReport(ios, rep)
-}
-
-// asUsageIfInput leaves pool and context errors as they are and marks the
-// rest (bad requests) as usage errors.
-func asUsageIfInput(err error) error {
-	if exitCode(err) != ExitFailure {
-		return err
-	}
-	if strings.Contains(err.Error(), "reading ") {
-		return asUsage(err)
-	}
-	return err
 }
 
 func (o *holesOptions) capacities() ([]int64, error) {
@@ -190,23 +178,13 @@ func runHolesSimulate(c *cobra.Command, ios *IOStreams, g *globalOptions, o *hol
 	reqs, err := holes.Prepare(c.Context(), src, keyingOf(s))
 	bar.done()
 	if err != nil {
-		return asUsageIfInput(err)
+		return err
 	}
 	bar = newProgress(ios, g, "simulating", len(reqs)*len(caps))
-	done := make(map[int64]int)
 	opts := holes.SimOptions{
 		Keying: keyingOf(s), SoftPinTTL: time.Duration(o.SoftPinTTLMS) * time.Millisecond,
 		GroupBlocks: o.GroupBlocks, OpenPool: simulatedPool(o.EvictionRatio, o.Watermark),
-		Progress: func(capacity int64, n int) {
-			bar.mu.Lock()
-			done[capacity] = n
-			sum := 0
-			for _, v := range done {
-				sum += v
-			}
-			bar.mu.Unlock()
-			bar.update(sum, "")
-		},
+		Progress: func(capacity int64, n int) { bar.updatePart(capacity, n, "") },
 	}
 	runs, err := holes.Sweep(c.Context(), reqs, opts, caps)
 	bar.done()

@@ -2,11 +2,9 @@ package cmd
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/x/term"
 	"github.com/kvctl/kvctl/holes"
 	"github.com/kvctl/kvctl/stats"
 )
@@ -41,11 +39,7 @@ func mapWidth(ios *IOStreams) int {
 	if !ios.OutTTY {
 		return 0
 	}
-	w, _, err := term.GetSize(os.Stdout.Fd())
-	if err != nil || w <= 0 {
-		w = 120
-	}
-	return max(20, w-70)
+	return max(20, ios.TerminalWidth()-70)
 }
 
 // compressMap run-length compresses a map longer than width: runs of more

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/term"
 	"github.com/mattn/go-isatty"
 	"github.com/muesli/termenv"
 )
@@ -60,6 +61,21 @@ func NewTestIOStreams(in string) (ios *IOStreams, out, errOut *bytes.Buffer) {
 
 func isTerminal(f *os.File) bool {
 	return isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())
+}
+
+// fallbackTerminalWidth is the width TerminalWidth assumes when stdout is
+// not a terminal or its size cannot be read.
+const fallbackTerminalWidth = 120
+
+// TerminalWidth returns the width in columns of the terminal stdout (Out)
+// writes to, or fallbackTerminalWidth when Out is not a terminal.
+func (s *IOStreams) TerminalWidth() int {
+	if f, ok := s.Out.(interface{ Fd() uintptr }); ok {
+		if w, _, err := term.GetSize(f.Fd()); err == nil && w > 0 {
+			return w
+		}
+	}
+	return fallbackTerminalWidth
 }
 
 // colorOn applies the one colour policy to a stream: --color always or

@@ -2,10 +2,11 @@ package cmd
 
 import (
 	"fmt"
-	"github.com/charmbracelet/x/ansi"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 // progress draws a one-line progress bar on stderr, only when stderr is a
@@ -17,9 +18,10 @@ type progress struct {
 	label string
 	total int
 
-	mu   sync.Mutex
-	last time.Time
-	note string
+	mu    sync.Mutex
+	last  time.Time
+	note  string
+	parts map[int64]int // units done per part (updatePart)
 }
 
 func newProgress(ios *IOStreams, g *globalOptions, label string, total int) *progress {
@@ -34,6 +36,31 @@ func (p *progress) update(done int, note string) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.draw(done, note)
+}
+
+// updatePart records that part (one of several pieces of the work, running
+// in parallel) has done units, and redraws the bar for the sum over the
+// parts.
+func (p *progress) updatePart(part int64, done int, note string) {
+	if !p.on {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.parts == nil {
+		p.parts = make(map[int64]int)
+	}
+	p.parts[part] = done
+	sum := 0
+	for _, n := range p.parts {
+		sum += n
+	}
+	p.draw(sum, note)
+}
+
+// draw redraws the bar, at most ten times a second; p.mu is held.
+func (p *progress) draw(done int, note string) {
 	now := p.ios.Now()
 	if now.Sub(p.last) < 100*time.Millisecond && done < p.total {
 		return

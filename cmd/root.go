@@ -36,9 +36,6 @@ func run(ctx context.Context, ios *IOStreams, args []string) int {
 	if err == nil {
 		return ExitOK
 	}
-	if strings.HasPrefix(err.Error(), "unknown command ") {
-		err = asUsage(err)
-	}
 	if ctx.Err() != nil && !errors.Is(err, context.Canceled) {
 		err = fmt.Errorf("%w: %v", context.Canceled, err)
 	}
@@ -98,7 +95,42 @@ Exit codes: 0 ok, 1 failure, 2 usage error, 3 verification failed,
 	for _, c := range subcommands(ios, g) {
 		root.AddCommand(c)
 	}
+	guardGroups(root)
 	return root
+}
+
+// guardGroups makes c and every command group below it refuse an argument
+// that names none of its subcommands with a usage error and a did-you-mean;
+// a group run bare prints its help.
+func guardGroups(c *cobra.Command) {
+	if !c.HasSubCommands() {
+		return
+	}
+	if c.Args == nil {
+		c.Args = unknownSubcommand
+	}
+	if c.RunE == nil && c.Run == nil {
+		c.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
+	}
+	if c.SuggestionsMinimumDistance <= 0 {
+		c.SuggestionsMinimumDistance = 2
+	}
+	for _, s := range c.Commands() {
+		guardGroups(s)
+	}
+}
+
+// unknownSubcommand refuses arguments to a command group: the first one
+// names none of its subcommands (cobra would have run it).
+func unknownSubcommand(c *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", args[0], c.CommandPath())
+	if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+		msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t") + "\n"
+	}
+	return usagef("%s", msg)
 }
 
 // subcommands lists kvctl's commands.

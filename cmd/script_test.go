@@ -1,7 +1,14 @@
 package cmd
 
 import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"os/exec"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -25,6 +32,53 @@ func TestScripts(t *testing.T) {
 			}
 			return nil
 		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"exits":             exitsCmd,
+			"truncating-master": truncatingMasterCmd,
+		},
 		RequireExplicitExec: false,
 	})
+}
+
+// exitsCmd is the script command "exits CODE PROG [ARGS...]": it runs PROG
+// as exec does and fails unless PROG exits with CODE.
+func exitsCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exits CODE PROG [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exits: code %q is not a number", args[0])
+	}
+	got := 0
+	var ee *exec.ExitError
+	switch err := ts.Exec(args[1], args[2:]...); {
+	case errors.As(err, &ee):
+		got = ee.ExitCode()
+	case err != nil:
+		ts.Fatalf("exits: %v", err)
+	}
+	if got != want {
+		ts.Fatalf("%s exited with %d, want %d", args[1], got, want)
+	}
+}
+
+// truncatingMasterCmd is the script command "truncating-master VAR": it
+// starts a Mooncake master that is healthy but breaks off every other
+// answer mid-body, for the rest of the script, and sets VAR to its
+// host:port.
+func truncatingMasterCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: truncating-master VAR")
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/health" {
+			fmt.Fprint(w, `{"status":"ok","role":"leader","ha_state":"serving","service_ready":true}`)
+			return
+		}
+		w.Header().Set("Content-Length", "100")
+		fmt.Fprint(w, `{"success":true,"data":{`)
+	}))
+	ts.Defer(srv.Close)
+	ts.Setenv(args[0], strings.TrimPrefix(srv.URL, "http://"))
 }

@@ -33,6 +33,9 @@ func (e *TokenError) Error() string {
 	return "token " + e.Literal + " " + e.Problem
 }
 
+// Is reports whether target is ErrBadInput: a bad token is bad input.
+func (e *TokenError) Is(target error) bool { return target == ErrBadInput }
+
 // isSpace marks JSON whitespace.
 var isSpace = [256]bool{' ': true, '\t': true, '\n': true, '\r': true}
 

@@ -39,12 +39,27 @@ func ParseTokensFormat(s string) (TokensFormat, error) {
 
 var utf8BOM = []byte{0xef, 0xbb, 0xbf}
 
+// ErrBadInput is wrapped by every error of ReadTokens about what the input
+// says (a token that is not an integer or is outside int64, bad syntax,
+// raw int64 input that is not a whole number of tokens), as opposed to a
+// failure to read it. Every *TokenError is one too.
+var ErrBadInput = errors.New("bad token input")
+
+// badInput marks err as bad input, leaving its text as it is.
+func badInput(err error) error { return badInputError{err} }
+
+type badInputError struct{ err error }
+
+func (e badInputError) Error() string   { return e.err.Error() }
+func (e badInputError) Unwrap() []error { return []error{e.err, ErrBadInput} }
+
 // ReadTokens reads every token id from r, written in format. name names the
 // input in errors, which say the line and what is wrong:
 //
 //	reading tokens from "p.json": line 3: token 1e20 is outside int64
 //
-// A token outside int64 is an error, never wrapped or rounded.
+// A token outside int64 is an error, never wrapped or rounded. Errors about
+// the input's content wrap ErrBadInput.
 func ReadTokens(r io.Reader, name string, format TokensFormat) ([]int64, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
@@ -81,14 +96,14 @@ func inputError(verb, name string, data []byte, err error) error {
 	var te *TokenError
 	if errors.As(err, &te) {
 		line := 1 + bytes.Count(data[:min(te.Offset, len(data))], []byte{'\n'})
-		return fmt.Errorf("%s %q: line %d: %w", verb, name, line, err)
+		return badInput(fmt.Errorf("%s %q: line %d: %w", verb, name, line, err))
 	}
-	return fmt.Errorf("%s %q: %w", verb, name, err)
+	return badInput(fmt.Errorf("%s %q: %w", verb, name, err))
 }
 
 func decodeI64(data []byte, name string) ([]int64, error) {
 	if len(data)%8 != 0 {
-		return nil, fmt.Errorf("reading tokens from %q: %d bytes is not a whole number of little-endian int64 tokens (8 bytes each)", name, len(data))
+		return nil, badInput(fmt.Errorf("reading tokens from %q: %d bytes is not a whole number of little-endian int64 tokens (8 bytes each)", name, len(data)))
 	}
 	tokens := make([]int64, len(data)/8)
 	for i := range tokens {

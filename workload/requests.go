@@ -47,7 +47,8 @@ func (r Request) Scope() keys.Scope {
 //
 //	reading requests from "r.jsonl": line 3: multimodal_hashes[0]: want 8 int32 values, got 7
 //
-// null stands for an absent optional field. Lines are parsed on several
+// Errors about the content wrap ErrBadInput. null stands for an absent
+// optional field. Lines are parsed on several
 // goroutines, ahead of fn, but fn is called from the caller's goroutine,
 // one request at a time, and never for a line after a bad one. An error
 // returned by fn stops the reading and is returned as it is.
@@ -193,7 +194,7 @@ func (b *requestBatch) parse(name string) {
 		}
 		req, err := p.parse(text)
 		if err != nil {
-			b.err = fmt.Errorf("reading requests from %q: line %d: %w", name, line, err)
+			b.err = badInput(fmt.Errorf("reading requests from %q: line %d: %w", name, line, err))
 			break
 		}
 		if req.ID == "" {

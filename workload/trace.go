@@ -60,7 +60,8 @@ func (r TraceRecord) Validate() error {
 // are skipped), and calls fn with each record and its 1-based line number,
 // stopping at fn's first error. It is strict: every field must be present,
 // no other field may be, every record must pass Validate, and timestamps
-// must not decrease. Errors name the input (name) and the line.
+// must not decrease. Errors name the input (name) and the line; those about
+// the content wrap ErrBadInput.
 func ReadTrace(r io.Reader, name string, fn func(line int, rec TraceRecord) error) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxTraceLine)
@@ -77,7 +78,7 @@ func ReadTrace(r io.Reader, name string, fn func(line int, rec TraceRecord) erro
 			err = fmt.Errorf("timestamp %d is before the previous request's %d", rec.Timestamp, prev)
 		}
 		if err != nil {
-			return fmt.Errorf("reading trace %q: line %d: %w", name, line, err)
+			return badInput(fmt.Errorf("reading trace %q: line %d: %w", name, line, err))
 		}
 		prev = rec.Timestamp
 		if err := fn(line, rec); err != nil {
@@ -85,7 +86,11 @@ func ReadTrace(r io.Reader, name string, fn func(line int, rec TraceRecord) erro
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return fmt.Errorf("reading trace %q: after line %d: %w", name, line, err)
+		err = fmt.Errorf("reading trace %q: after line %d: %w", name, line, err)
+		if errors.Is(err, bufio.ErrTooLong) {
+			err = badInput(err)
+		}
+		return err
 	}
 	return nil
 }

@@ -77,7 +77,7 @@ func sniffFormat(r io.Reader, name string) (string, error) {
 			return formatOfLine(text, name)
 		}
 		if errors.Is(err, io.EOF) {
-			return "", fmt.Errorf("reading requests from %q: no requests", name)
+			return "", badInput(fmt.Errorf("reading requests from %q: no requests", name))
 		}
 		if err != nil {
 			return "", fmt.Errorf("reading requests from %q: %w", name, err)
@@ -88,7 +88,7 @@ func sniffFormat(r io.Reader, name string) (string, error) {
 func formatOfLine(text []byte, name string) (string, error) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(text, &fields); err != nil {
-		return "", fmt.Errorf("reading requests from %q: cannot tell the format: first line: %w", name, err)
+		return "", badInput(fmt.Errorf("reading requests from %q: cannot tell the format: first line: %w", name, err))
 	}
 	if _, ok := fields["hash_ids"]; ok {
 		return FormatMooncake, nil
@@ -96,8 +96,8 @@ func formatOfLine(text []byte, name string) (string, error) {
 	if _, ok := fields["tokens"]; ok {
 		return FormatKvctl, nil
 	}
-	return "", fmt.Errorf("reading requests from %q: cannot tell the format: "+
-		"the first request has neither hash_ids (mooncake) nor tokens (kvctl)", name)
+	return "", badInput(fmt.Errorf("reading requests from %q: cannot tell the format: "+
+		"the first request has neither hash_ids (mooncake) nor tokens (kvctl)", name))
 }
 
 // Name returns the path.
@@ -131,7 +131,7 @@ func (s *FileSource) Each(fn func(req Request) error) error {
 func (s *FileSource) traceRequest(line int, rec TraceRecord, buf []int64) (Request, error) {
 	tokens, err := s.Synth.AppendTokens(buf, rec)
 	if err != nil {
-		return Request{}, fmt.Errorf("reading trace %q: line %d: %w", s.Path, line, err)
+		return Request{}, badInput(fmt.Errorf("reading trace %q: line %d: %w", s.Path, line, err))
 	}
 	return Request{ID: "t" + strconv.Itoa(line), Tokens: tokens, ArrivalMS: rec.Timestamp,
 		OutputLength: int(rec.OutputLength)}, nil

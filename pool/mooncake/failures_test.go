@@ -153,7 +153,7 @@ func TestBatchAnswers(t *testing.T) {
 		{"truncated", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Length", "100")
 			fmt.Fprint(w, `{"success":true,"data":{`)
-		}, nil, "GET /batch_query_keys: reading answer: unexpected EOF (4 attempts)", nil, pool.ErrUnreachable},
+		}, nil, "GET /batch_query_keys: pool unreachable: the answer broke off (4 attempts): reading answer: unexpected EOF", pool.ErrUnreachable, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -232,7 +232,7 @@ func TestListAnswers(t *testing.T) {
 		{"truncated", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Length", "100")
 			fmt.Fprint(w, "a\nb\n")
-		}, "a|b", "GET /get_all_keys: reading answer: unexpected EOF"},
+		}, "a|b", "GET /get_all_keys: pool unreachable: the answer broke off: reading answer: unexpected EOF"},
 		{"silent after a line", func(w http.ResponseWriter, r *http.Request) {
 			fmt.Fprint(w, "a\n")
 			w.(http.Flusher).Flush()

@@ -59,7 +59,8 @@ func (c *client) classify(ctx, rctx context.Context, err error) error {
 }
 
 // explain wraps the last failure with the address, the endpoint and, for a
-// master that could not be reached or is not serving, pool.ErrUnreachable.
+// master that could not be reached, is not serving or whose answer broke
+// off, pool.ErrUnreachable.
 func (c *client) explain(path string, err error, attempts int) error {
 	var f final
 	if errors.As(err, &f) {
@@ -69,7 +70,10 @@ func (c *client) explain(path string, err error, attempts int) error {
 	if attempts > 1 {
 		tries = fmt.Sprintf(" (%d attempts)", attempts)
 	}
-	var se *statusError
+	var (
+		se *statusError
+		re readError
+	)
 	switch {
 	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
 		return c.fail(path, err)
@@ -79,6 +83,8 @@ func (c *client) explain(path string, err error, attempts int) error {
 		return c.fail(path, fmt.Errorf("%w: master is not serving (standby?)%s: %s", pool.ErrUnreachable, tries, describeRefusal(se.Body)))
 	case connectionError(err):
 		return c.fail(path, fmt.Errorf("%w%s: %w", pool.ErrUnreachable, tries, err))
+	case errors.As(err, &re):
+		return c.fail(path, fmt.Errorf("%w: the answer broke off%s: %w", pool.ErrUnreachable, tries, err))
 	}
 	if tries != "" {
 		err = fmt.Errorf("%w%s", err, tries)

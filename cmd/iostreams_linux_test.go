@@ -1,0 +1,48 @@
+package cmd
+
+import (
+	"os"
+	"strconv"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestTerminalWidthAsksOut checks that the width is the one of the
+// terminal Out writes to (a pseudo-terminal 77 columns wide), whatever the
+// process's own stdout is.
+func TestTerminalWidthAsksOut(t *testing.T) {
+	tty := openPTY(t, 77)
+	ios, _, _ := NewTestIOStreams("")
+	ios.Out = tty
+	if got := ios.TerminalWidth(); got != 77 {
+		t.Errorf("TerminalWidth() over a 77-column terminal = %d, want 77", got)
+	}
+}
+
+// openPTY opens a pseudo-terminal cols columns wide and returns its
+// terminal end.
+func openPTY(t *testing.T, cols uint16) *os.File {
+	t.Helper()
+	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminals: %v", err)
+	}
+	t.Cleanup(func() { ptmx.Close() })
+	if err := unix.IoctlSetPointerInt(int(ptmx.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		t.Fatalf("unlocking the pseudo-terminal: %v", err)
+	}
+	n, err := unix.IoctlGetInt(int(ptmx.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		t.Fatalf("naming the pseudo-terminal: %v", err)
+	}
+	tty, err := os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("opening the pseudo-terminal: %v", err)
+	}
+	t.Cleanup(func() { tty.Close() })
+	if err := unix.IoctlSetWinsize(int(tty.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Col: cols, Row: 24}); err != nil {
+		t.Fatalf("sizing the pseudo-terminal: %v", err)
+	}
+	return tty
+}
