@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/kvctl/kvctl/connector"
+	"github.com/kvctl/kvctl/engine"
 	"github.com/kvctl/kvctl/pool"
 )
 
@@ -66,6 +68,8 @@ func exitCode(err error) int {
 	case errors.Is(err, context.Canceled):
 		return ExitInterrupted
 	case errors.As(err, &ue), errors.Is(err, pool.ErrBadURL):
+		return ExitUsage
+	case errors.Is(err, engine.ErrBadConfig), errors.Is(err, connector.ErrBadConfig):
 		return ExitUsage
 	case errors.As(err, &ve):
 		return ExitVerifyFailed

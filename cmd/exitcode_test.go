@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"testing"
 
+	"github.com/kvctl/kvctl/connector"
+	"github.com/kvctl/kvctl/engine"
 	"github.com/kvctl/kvctl/pool"
 )
 
@@ -19,6 +21,8 @@ func TestExitCodeMapping(t *testing.T) {
 		{errors.New("boom"), ExitFailure},
 		{usagef("bad flag"), ExitUsage},
 		{fmt.Errorf("opening: %w", pool.ErrBadURL), ExitUsage},
+		{fmt.Errorf("serve: %w", engine.ErrBadConfig), ExitUsage},
+		{fmt.Errorf("faults: %w", connector.ErrBadConfig), ExitUsage},
 		{&verifyError{err: errors.New("differs")}, ExitVerifyFailed},
 		{fmt.Errorf("dial: %w", pool.ErrUnreachable), ExitPoolUnreachable},
 		{&gpuUnavailable{err: errors.New("no driver")}, ExitGPUUnavailable},
@@ -40,6 +44,8 @@ func TestRunExitCodes(t *testing.T) {
 	}{
 		{[]string{"version"}, ExitOK},
 		{[]string{"keys", "--tokens", "-", "--tokens-per-block", "0"}, ExitUsage},
+		{[]string{"serve", "--single-rank", "--synthetic", "conversations=1", "--fault-missing-rate", "1.5"}, ExitUsage},
+		{[]string{"serve", "--single-rank", "--synthetic", "conversations=1", "--attention-dp", "2", "--tp", "2"}, ExitUsage},
 		{[]string{"nosuchcommand"}, ExitUsage},
 		{[]string{"pool", "stat", "--pool", "redis://127.0.0.1:1"}, ExitPoolUnreachable},
 		{[]string{"pool", "put", "--pool", "keylist:../testdata/requests.jsonl", "k", "--from", "../testdata/prompt-64.json"}, ExitFailure},
