@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/kvctl/kvctl/connector"
 	"github.com/kvctl/kvctl/cuda"
+	"github.com/kvctl/kvctl/engine"
 	"github.com/kvctl/kvctl/keys"
 	"github.com/kvctl/kvctl/pool"
 	"github.com/kvctl/kvctl/transfer"
@@ -86,12 +88,14 @@ func exitCode(err error) int {
 // isUsage reports whether err is the user's mistake on the command line or
 // in a file it names: a usage error, a bad pool URL, key settings that
 // cannot key a page, or a tokens, requests or trace file that says
-// something wrong.
+// something wrong, or a serve setting the engine or connector refuses.
 func isUsage(err error) bool {
 	var ue *usageError
 	return errors.As(err, &ue) ||
 		errors.Is(err, pool.ErrBadURL) ||
 		errors.Is(err, keys.ErrBadSettings) ||
 		errors.Is(err, keys.ErrBadInput) ||
-		errors.Is(err, workload.ErrBadInput)
+		errors.Is(err, workload.ErrBadInput) ||
+		errors.Is(err, engine.ErrBadConfig) ||
+		errors.Is(err, connector.ErrBadConfig)
 }

@@ -7,7 +7,9 @@ import (
 	"os/exec"
 	"testing"
 
+	"github.com/kvctl/kvctl/connector"
 	"github.com/kvctl/kvctl/cuda"
+	"github.com/kvctl/kvctl/engine"
 	"github.com/kvctl/kvctl/keys"
 	"github.com/kvctl/kvctl/pool"
 	"github.com/kvctl/kvctl/transfer"
@@ -27,6 +29,8 @@ func TestExitCodeMapping(t *testing.T) {
 		{fmt.Errorf("reading tokens: %w", keys.ErrBadInput), ExitUsage},
 		{fmt.Errorf("reading requests: %w", workload.ErrBadInput), ExitUsage},
 		{errors.New("reading requests from \"r.jsonl\": line 3: input/output error"), ExitFailure},
+		{fmt.Errorf("serve: %w", engine.ErrBadConfig), ExitUsage},
+		{fmt.Errorf("faults: %w", connector.ErrBadConfig), ExitUsage},
 		{&verifyError{err: errors.New("differs")}, ExitVerifyFailed},
 		{fmt.Errorf("bench load: %w", transfer.ErrVerifyFailed), ExitVerifyFailed},
 		{fmt.Errorf("dial: %w", pool.ErrUnreachable), ExitPoolUnreachable},
@@ -51,6 +55,8 @@ func TestRunExitCodes(t *testing.T) {
 	}{
 		{[]string{"version"}, ExitOK},
 		{[]string{"keys", "--tokens", "-", "--tokens-per-block", "0"}, ExitUsage},
+		{[]string{"serve", "--single-rank", "--synthetic", "conversations=1", "--fault-missing-rate", "1.5"}, ExitUsage},
+		{[]string{"serve", "--single-rank", "--synthetic", "conversations=1", "--attention-dp", "2", "--tp", "2"}, ExitUsage},
 		{[]string{"nosuchcommand"}, ExitUsage},
 		{[]string{"pool", "stat", "--pool", "redis://127.0.0.1:1"}, ExitPoolUnreachable},
 		{[]string{"pool", "put", "--pool", "keylist:../testdata/requests.jsonl", "k", "--from", "../testdata/prompt-64.json"}, ExitFailure},

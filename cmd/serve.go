@@ -4,46 +4,32 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
-	"github.com/kvctl/kvctl/connector"
 	"github.com/kvctl/kvctl/engine"
 	"github.com/kvctl/kvctl/pool"
-	"github.com/kvctl/kvctl/size"
 	"github.com/kvctl/kvctl/workload"
 	"github.com/spf13/cobra"
 )
 
+// serveOptions are serve's flags. Those of the engine bind straight to the
+// fields of Engine; the others are the command's own, or text parsed into
+// Engine (sizes, milliseconds, --admission-query) by config.
 type serveOptions struct {
-	SingleRank        bool
-	Replay            string
-	TraceFormat       string
-	Synthetic         string
-	Pool              string
-	Key               keyFlags
-	GPUBlocks         int
-	GPUBytes          string
-	MaxBatchSize      int
-	MaxNumTokens      int
-	Role              string
-	TransferBatchSize int
-	StagingBytes      string
-	StageThroughHost  bool
-	Device            string
-	StatsInterval     time.Duration
-	NoVerify          bool
-	SoftPinTTLMS      int64
-	GroupBlocks       bool
-	Live              liveOptions
-	Addr              string
-	RealTime          bool
-}
+	SingleRank  bool
+	Replay      string
+	TraceFormat string
+	Synthetic   string
+	Pool        string
+	Addr        string
+	RealTime    bool
+	Key         keyFlags
+	Engine      engine.Config
 
-// liveOptions are serve's flags for the production paths (faults, async
-// loads, attention DP, admission control, speculative prefill): they bind
-// straight to the engine configuration they set.
-type liveOptions struct {
-	engine.Config
+	Device         string
+	GPUBytes       string
+	StagingBytes   string
+	SoftPinTTLMS   int64
+	NoVerify       bool
 	AdmissionQuery string
 }
 
@@ -99,20 +85,7 @@ $ kvctl serve --single-rank --addr 127.0.0.1:8000`,
 	fs.BoolVar(&o.RealTime, "real-time", false, "HTTP front: pace modelled iteration costs in wall time (realistic latency; default: as fast as the CPU allows)")
 	o.Key.noADPFlag = true
 	o.Key.registerWithDefaults(fs, false, engine.DefaultTokensPerBlock, fmt.Sprintf("0:%d", engine.DefaultPageBytes))
-	o.Live.register(fs)
-	fs.IntVar(&o.GPUBlocks, "gpu-blocks", 0, fmt.Sprintf("KV blocks of GPU memory (default %d, or --gpu-bytes worth)", engine.DefaultGPUBlocks))
-	fs.StringVar(&o.GPUBytes, "gpu-bytes", "", "GPU memory for KV pages, e.g. 4GiB (instead of --gpu-blocks)")
-	fs.IntVar(&o.MaxBatchSize, "max-batch-size", engine.DefaultMaxBatchSize, "max_batch_size: requests per iteration")
-	fs.IntVar(&o.MaxNumTokens, "max-num-tokens", engine.DefaultMaxNumTokens, "max_num_tokens: token budget per iteration")
-	fs.StringVar(&o.Role, "role", engine.RoleBoth, "connector role: both, producer (saves only), consumer (loads only) or capacity (moves nothing)")
-	fs.IntVar(&o.TransferBatchSize, "transfer-batch-size", connector.DefaultTransferBatchSize, "transfer_batch_size: pages per store call")
-	fs.StringVar(&o.StagingBytes, "staging-bytes", size.Format(connector.DefaultStagingBufferBytes), "staging_buffer_bytes per direction")
-	fs.BoolVar(&o.StageThroughHost, "stage-through-host", false, "stage_through_host: move pages through staging buffers (off, with --device and the embedded pool: loads and saves go straight between the pool's arenas and the device)")
-	fs.StringVar(&o.Device, "device", "", "move pages through package transfer on this device (host, cuda, cuda:N); default: direct host copies")
-	fs.DurationVar(&o.StatsInterval, "stats-interval", 0, "log prefix-hole and load stats lines on stderr at most this often (modelled time; 0: never)")
-	fs.BoolVar(&o.NoVerify, "no-verify", false, "do not compare loaded pages with the computed ones")
-	fs.Int64Var(&o.SoftPinTTLMS, "soft-pin-ttl-ms", 0, "soft-pin every put for this many milliseconds")
-	fs.BoolVar(&o.GroupBlocks, "group-blocks", false, "put every page of a block into the block's eviction group")
+	o.registerEngine(fs)
 	return c
 }
 
@@ -121,8 +94,8 @@ func runServe(ctx context.Context, ios *IOStreams, g *globalOptions, o *serveOpt
 		return err
 	}
 	defer cfg.Pool.Close()
-	if cfg.Device != nil {
-		defer cfg.Device.Close()
+	if cfg.GPU.Device != nil {
+		defer cfg.GPU.Device.Close()
 	}
 	bar := newProgress(ios, g, "replay", 0)
 	rep, err := engine.Run(ctx, cfg, src, func(p engine.Progress) {
@@ -166,7 +139,7 @@ func (o *serveOptions) attachPool(ctx context.Context, ios *IOStreams, cfg *engi
 		return asUsage(err)
 	}
 	cfg.Clock = engine.NewClock()
-	st, err := openEmbeddedPool(cfg.Clock, runPoolCapacity(cfg.Layout, tokens))
+	st, err := openEmbeddedPool(cfg.Clock, runPoolCapacity(cfg.Keys.Layout, tokens))
 	cfg.Pool = st
 	return err
 }

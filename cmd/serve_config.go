@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/kvctl/kvctl/engine"
+	"github.com/kvctl/kvctl/keys"
 	"github.com/kvctl/kvctl/workload"
 	"github.com/spf13/cobra"
 )
@@ -32,24 +33,11 @@ func (o *serveOptions) config(c *cobra.Command, ios *IOStreams, g *globalOptions
 		}
 		setup.Layout.Ranks = nil
 	}
-	// The production-path flags are bound to o.Live.Config; the rest are set here.
-	cfg = o.Live.Config
-	cfg.Layout, cfg.Namespace, cfg.Scheme, cfg.Lookahead = setup.Layout, setup.Namespace, setup.Scheme, setup.Lookahead
-	cfg.GPUBlocks, cfg.MaxBatchSize, cfg.MaxNumTokens, cfg.Role = o.GPUBlocks, o.MaxBatchSize, o.MaxNumTokens, o.Role
-	cfg.TransferBatchSize, cfg.StageThroughHost = o.TransferBatchSize, o.StageThroughHost
-	cfg.SoftPinTTL, cfg.GroupBlocks = time.Duration(o.SoftPinTTLMS)*time.Millisecond, o.GroupBlocks
-	cfg.StatsInterval, cfg.Verify, cfg.MemoryLimit = o.StatsInterval, !o.NoVerify, engine.SuggestedMemoryLimit
-	if err := o.sizes(&cfg); err != nil {
+	if cfg, err = o.engineConfig(setup, ios, g); err != nil {
 		return cfg, nil, err
-	}
-	if err := o.Live.apply(&cfg); err != nil {
-		return cfg, nil, err
-	}
-	if o.StatsInterval > 0 && !g.Quiet {
-		cfg.StatsLine = func(line string) { fmt.Fprintln(ios.ErrOut, line) }
 	}
 	if o.Device != "" {
-		if cfg.Device, err = openDevice(ios, g, o.Device); err != nil {
+		if cfg.GPU.Device, err = openDevice(ios, g, o.Device); err != nil {
 			return cfg, nil, err
 		}
 	}
@@ -60,25 +48,59 @@ func (o *serveOptions) config(c *cobra.Command, ios *IOStreams, g *globalOptions
 	return cfg, src, err
 }
 
-func (o *serveOptions) sizes(cfg *engine.Config) error {
+// engineConfig completes o.Engine, which the engine flags are bound to,
+// with the key setup and the flags given as text, and checks it.
+func (o *serveOptions) engineConfig(setup keySetup, ios *IOStreams, g *globalOptions) (engine.Config, error) {
+	cfg := o.Engine
+	cfg.Keys = keys.Settings{Scheme: setup.Scheme, Lookahead: setup.Lookahead, Layout: setup.Layout,
+		Namespace: setup.Namespace, Scope: setup.Scope}
+	cfg.Verify, cfg.MemoryLimit = !o.NoVerify, engine.SuggestedMemoryLimit
+	if err := o.parse(&cfg); err != nil {
+		return cfg, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, err
+	}
+	if cfg.StatsInterval > 0 && !g.Quiet {
+		cfg.StatsLine = func(line string) { fmt.Fprintln(ios.ErrOut, line) }
+	}
+	return cfg, nil
+}
+
+// parse sets what flags give as text (sizes, milliseconds, the admission
+// query) and refuses a flag of 0 where the engine would read 0 as its
+// default.
+func (o *serveOptions) parse(cfg *engine.Config) error {
 	var err error
 	if o.GPUBytes != "" {
-		if cfg.GPUBytes, err = positiveSize("--gpu-bytes", o.GPUBytes); err != nil {
+		if cfg.GPU.Bytes, err = positiveSize("--gpu-bytes", o.GPUBytes); err != nil {
 			return err
 		}
 	}
-	if cfg.StagingBufferBytes, err = positiveSize("--staging-bytes", o.StagingBytes); err != nil {
+	if cfg.Connector.StagingBufferBytes, err = positiveSize("--staging-bytes", o.StagingBytes); err != nil {
 		return err
 	}
-	switch {
-	case o.GPUBlocks < 0 || o.MaxBatchSize <= 0 || o.MaxNumTokens <= 0 || o.TransferBatchSize <= 0:
-		return usagef("--gpu-blocks, --max-batch-size, --max-num-tokens and --transfer-batch-size must be positive")
-	case o.GPUBlocks > 0 && o.GPUBytes != "":
+	cfg.Connector.SoftPinTTL = time.Duration(o.SoftPinTTLMS) * time.Millisecond
+	if cfg.GPU.Blocks != 0 && o.GPUBytes != "" {
 		return usagef("give --gpu-blocks or --gpu-bytes, not both")
-	case o.SoftPinTTLMS < 0 || o.StatsInterval < 0:
-		return usagef("--soft-pin-ttl-ms and --stats-interval must not be negative")
 	}
-	return nil
+	for _, f := range []struct {
+		name  string
+		value int
+	}{
+		{"--max-batch-size", cfg.Scheduler.MaxBatchSize}, {"--max-num-tokens", cfg.Scheduler.MaxNumTokens},
+		{"--transfer-batch-size", cfg.Connector.TransferBatchSize}, {"--async-load-workers", cfg.Connector.AsyncLoadWorkers},
+	} {
+		if f.value == 0 {
+			return usagef("%s must be positive, got 0", f.name)
+		}
+	}
+	if o.AdmissionQuery == "" {
+		return nil
+	}
+	cfg.Scheduler.AdmissionQuery = true
+	cfg.Scheduler.MaxUnchargedParks, cfg.Scheduler.MaxOfferDeferrals, err = parseAdmissionQuery(o.AdmissionQuery)
+	return err
 }
 
 func (o *serveOptions) source() (workload.Source, error) {

@@ -30,12 +30,12 @@ func runServeHTTP(ctx context.Context, ios *IOStreams, g *globalOptions, o *serv
 	if err != nil {
 		return err
 	}
-	if cfg.Device != nil {
-		defer cfg.Device.Close()
+	if cfg.GPU.Device != nil {
+		defer cfg.GPU.Device.Close()
 	}
 	return server.Run(ctx, server.Options{
 		Addr: o.Addr, Engine: cfg, Pool: st, Master: mooncake.NewMasterHandler(st), RealTime: o.RealTime,
-		ModelName: cfg.Namespace.ModelKey,
+		ModelName: cfg.Keys.Namespace.ModelKey,
 		Logf: func(format string, args ...any) {
 			if !g.Quiet {
 				fmt.Fprintf(ios.ErrOut, format+"\n", args...)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/kvctl/kvctl/size"
@@ -39,6 +40,19 @@ const (
 
 // Roles lists the valid store roles.
 var Roles = []string{RoleBoth, RoleProducer, RoleConsumer, RoleCapacity}
+
+// ErrBadConfig is wrapped by the errors of CheckRole and Faults.Validate:
+// a setting the connector cannot run with.
+var ErrBadConfig = errors.New("bad connector config")
+
+// CheckRole returns an error wrapping ErrBadConfig unless role is one of
+// Roles.
+func CheckRole(role string) error {
+	if !slices.Contains(Roles, role) {
+		return fmt.Errorf("%w: role %q is not one of %s", ErrBadConfig, role, strings.Join(Roles, ", "))
+	}
+	return nil
+}
 
 // MooncakeConfig is the Mooncake client configuration, the JSON file named
 // by MOONCAKE_CONFIG_PATH that TensorRT-LLM's and vLLM's connectors read.
@@ -230,10 +244,5 @@ func (c MooncakeConfig) Validate() error {
 	case c.AsyncLoadWorkers < 1:
 		return fmt.Errorf("async_load_workers must be at least 1, got %d", c.AsyncLoadWorkers)
 	}
-	for _, r := range Roles {
-		if c.Role == r {
-			return nil
-		}
-	}
-	return fmt.Errorf("role %q is not one of %s", c.Role, strings.Join(Roles, ", "))
+	return CheckRole(c.Role)
 }

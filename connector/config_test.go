@@ -1,6 +1,7 @@
 package connector
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -200,6 +201,19 @@ func TestPromptLookahead(t *testing.T) {
 	for _, tt := range tests {
 		if got := PromptLookahead(tt.kind, tt.draftLen, tt.oneModel); got != tt.want {
 			t.Errorf("PromptLookahead(%q, %d, %v) = %d, want %d", tt.kind, tt.draftLen, tt.oneModel, got, tt.want)
+		}
+	}
+}
+
+func TestCheckRole(t *testing.T) {
+	for _, role := range Roles {
+		if err := CheckRole(role); err != nil {
+			t.Errorf("CheckRole(%q) = %v, want nil", role, err)
+		}
+	}
+	for _, role := range []string{"", "reader", "Both"} {
+		if err := CheckRole(role); !errors.Is(err, ErrBadConfig) {
+			t.Errorf("CheckRole(%q) = %v, want ErrBadConfig", role, err)
 		}
 	}
 }

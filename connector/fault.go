@@ -36,15 +36,15 @@ func (f Faults) Active() bool {
 }
 
 // Validate checks that the rates are probabilities and the latency is not
-// negative.
+// negative. Its errors wrap ErrBadConfig.
 func (f Faults) Validate() error {
 	switch {
 	case f.MissingRate < 0 || f.MissingRate > 1:
-		return fmt.Errorf("fault missing rate %v: want a probability in [0, 1]", f.MissingRate)
+		return fmt.Errorf("%w: fault missing rate %v: want a probability in [0, 1]", ErrBadConfig, f.MissingRate)
 	case f.PutErrorRate < 0 || f.PutErrorRate > 1:
-		return fmt.Errorf("fault put error rate %v: want a probability in [0, 1]", f.PutErrorRate)
+		return fmt.Errorf("%w: fault put error rate %v: want a probability in [0, 1]", ErrBadConfig, f.PutErrorRate)
 	case f.PoolLatency < 0:
-		return fmt.Errorf("fault pool latency %v is negative", f.PoolLatency)
+		return fmt.Errorf("%w: fault pool latency %v is negative", ErrBadConfig, f.PoolLatency)
 	}
 	return nil
 }

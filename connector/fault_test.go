@@ -26,8 +26,9 @@ func TestFaultsValidate(t *testing.T) {
 		{Faults{PoolLatency: -1}, false},
 	}
 	for _, tt := range tests {
-		if err := tt.f.Validate(); (err == nil) != tt.ok {
-			t.Errorf("%+v.Validate() = %v, want ok %v", tt.f, err, tt.ok)
+		err := tt.f.Validate()
+		if (err == nil) != tt.ok || (err != nil && !errors.Is(err, ErrBadConfig)) {
+			t.Errorf("%+v.Validate() = %v, want ok %v (or ErrBadConfig)", tt.f, err, tt.ok)
 		}
 	}
 }

@@ -15,7 +15,7 @@ func TestAdmissionQueryDefersOffers(t *testing.T) {
 	for _, query := range []bool{false, true} {
 		cfg, _ := testConfig(t)
 		runOK(t, cfg, sliceSource{big}) // the pool holds big's blocks
-		cfg.Clock, cfg.AdmissionQuery, cfg.MaxOfferDeferrals = NewClock(), query, 2
+		cfg.Clock, cfg.Scheduler.AdmissionQuery, cfg.Scheduler.MaxOfferDeferrals = NewClock(), query, 2
 		rep := runOK(t, cfg, sliceSource{hog, big})
 		want := int64(0)
 		if query {
@@ -45,8 +45,8 @@ func TestAdmissionQueryChargesParks(t *testing.T) {
 	for _, tt := range tests {
 		cfg, _ := testConfig(t)
 		runOK(t, cfg, reqs)
-		cfg.Clock, cfg.AsyncLoad, cfg.MaxBatchSize = NewClock(), true, 2
-		cfg.AdmissionQuery, cfg.MaxUnchargedParks = tt.query, 1
+		cfg.Clock, cfg.Connector.AsyncLoad, cfg.Scheduler.MaxBatchSize = NewClock(), true, 2
+		cfg.Scheduler.AdmissionQuery, cfg.Scheduler.MaxUnchargedParks = tt.query, 1
 		e := arrivedEngine(t, cfg, reqs...)
 		if err := e.iteration(context.Background()); err != nil {
 			t.Fatal(err)

@@ -22,7 +22,7 @@ type cluster struct {
 }
 
 func newCluster(cfg Config) (*cluster, error) {
-	cfg, err := cfg.withDefaults()
+	cfg, err := cfg.forRun()
 	if err != nil {
 		return nil, err
 	}

@@ -17,7 +17,7 @@ func TestAttentionDPReplay(t *testing.T) {
 	}{
 		{"two owners", 2, func(*Config) {}},
 		{"three owners, async loads, missing pages", 3, func(c *Config) {
-			c.AsyncLoad, c.FaultMissingRate, c.FaultSeed = true, 0.05, 11
+			c.Connector.AsyncLoad, c.Faults.MissingRate, c.Faults.Seed = true, 0.05, 11
 		}},
 	}
 	for _, tt := range tests {

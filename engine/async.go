@@ -50,7 +50,7 @@ func (e *engine) park(ctx context.Context, r *request) error {
 	}
 	a := &e.async
 	if a.free == nil {
-		a.free = make([]float64, e.cfg.AsyncLoadWorkers)
+		a.free = make([]float64, e.cfg.Connector.AsyncLoadWorkers)
 	}
 	w := slices.Index(a.free, slices.Min(a.free))
 	bytes := float64(int64(len(loads))*e.pages.bytesPerBlock()) / float64(len(e.workers))

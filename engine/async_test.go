@@ -14,7 +14,7 @@ func TestAsyncLoadParksOutsideTheBatch(t *testing.T) {
 	cfg, _ := testConfig(t)
 	a := workload.Request{ID: "a", Tokens: tokensOf(0, 100), OutputLength: 2}
 	runOK(t, cfg, sliceSource{a}) // the pool holds a's blocks
-	cfg.Clock, cfg.AsyncLoad, cfg.MaxBatchSize = NewClock(), true, 1
+	cfg.Clock, cfg.Connector.AsyncLoad, cfg.Scheduler.MaxBatchSize = NewClock(), true, 1
 	e, err := newEngine(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -59,11 +59,11 @@ func TestAsyncLoadReplay(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg, p := testConfig(t)
 			if tt.name == "tensor parallel" {
-				cfg.Layout.World, cfg.Layout.Ranks = 2, nil
+				cfg.Keys.Layout.World, cfg.Keys.Layout.Ranks = 2, nil
 			}
 			cs := &checkingStore{Store: p}
-			cfg.Pool, cfg.AsyncLoad, cfg.AsyncLoadWorkers = cs, true, tt.workers
-			cfg.FaultMissingRate, cfg.FaultSeed = tt.missingRate, 9
+			cfg.Pool, cfg.Connector.AsyncLoad, cfg.Connector.AsyncLoadWorkers = cs, true, tt.workers
+			cfg.Faults.MissingRate, cfg.Faults.Seed = tt.missingRate, 9
 			rep := runOK(t, cfg, biggerWorkload)
 			if rep.ParkedLoads == 0 || rep.PoolHitTokens == 0 || rep.AsyncLoadWaitMS <= 0 {
 				t.Errorf("%d parked loads, %d pool hit tokens, %v ms parked; want all > 0", rep.ParkedLoads, rep.PoolHitTokens, rep.AsyncLoadWaitMS)

@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/kvctl/kvctl/connector"
 	"github.com/kvctl/kvctl/keys"
 )
 
@@ -13,50 +15,63 @@ func TestConfigValidation(t *testing.T) {
 		name string
 		edit func(*Config)
 		ok   bool
+		// also is the sentinel of the package owning the rule, if any.
+		also error
 	}{
-		{"defaults", func(*Config) {}, true},
-		{"no pool", func(c *Config) { c.Pool = nil }, false},
-		{"every role", func(c *Config) { c.Role = RoleCapacity }, true},
-		{"unknown role", func(c *Config) { c.Role = "reader" }, false},
-		{"unknown backoff", func(c *Config) { c.LocalReuseBackoff = "keep" }, false},
-		{"negative lookahead", func(c *Config) { c.Lookahead = -1 }, false},
-		{"alignment not dividing T", func(c *Config) { c.ReuseMatchAlignment = 5 }, false},
-		{"tensor parallel, one rank of two", func(c *Config) { c.Layout = DefaultLayout(32); c.Layout.World = 2 }, false},
+		{"defaults", func(*Config) {}, true, nil},
+		{"no pool", func(c *Config) { c.Pool = nil }, false, nil},
+		{"every role", func(c *Config) { c.Connector.Role = connector.RoleCapacity }, true, nil},
+		{"unknown role", func(c *Config) { c.Connector.Role = "reader" }, false, connector.ErrBadConfig},
+		{"unknown backoff", func(c *Config) { c.Scheduler.LocalReuseBackoff = "keep" }, false, nil},
+		{"negative lookahead", func(c *Config) { c.Keys.Lookahead = -1 }, false, keys.ErrBadSettings},
+		{"alignment not dividing T", func(c *Config) { c.Scheduler.ReuseMatchAlignment = 5 }, false, nil},
+		{"tensor parallel, one rank of two", func(c *Config) { c.Keys.Layout = DefaultLayout(32); c.Keys.Layout.World = 2 }, false, nil},
 		{"tensor parallel, every rank", func(c *Config) {
-			c.Layout = DefaultLayout(32)
-			c.Layout.World, c.Layout.Ranks = 4, nil
-		}, true},
-		{"attention dp", func(c *Config) { c.AttentionDP = 4 }, true},
+			c.Keys.Layout = DefaultLayout(32)
+			c.Keys.Layout.World, c.Keys.Layout.Ranks = 4, nil
+		}, true, nil},
+		{"attention dp", func(c *Config) { c.AttentionDP = 4 }, true, nil},
 		{"attention dp with tensor parallel", func(c *Config) {
-			c.Layout = DefaultLayout(32)
-			c.Layout.World, c.Layout.Ranks, c.AttentionDP = 2, nil, 2
-		}, false},
-		{"no async load worker", func(c *Config) { c.AsyncLoadWorkers = -1 }, false},
-		{"eagle3 draft", func(c *Config) { c.Draft, c.MaxDraftLen = "eagle3", 3 }, true},
-		{"mtp draft with its lookahead", func(c *Config) { c.Draft, c.MaxDraftLen, c.Lookahead = "mtp", 3, 3 }, true},
-		{"mtp draft contradicting the lookahead", func(c *Config) { c.Draft, c.MaxDraftLen, c.Lookahead = "mtp", 3, 1 }, false},
-		{"unknown draft", func(c *Config) { c.Draft, c.MaxDraftLen = "medusa", 3 }, false},
-		{"draft without a length", func(c *Config) { c.Draft = "eagle3" }, false},
-		{"fault rates", func(c *Config) { c.FaultMissingRate, c.FaultPutErrorRate, c.FaultPoolLatency = 0.1, 1, 1 }, true},
-		{"missing rate above 1", func(c *Config) { c.FaultMissingRate = 1.5 }, false},
-		{"negative put error rate", func(c *Config) { c.FaultPutErrorRate = -0.1 }, false},
-		{"negative pool latency", func(c *Config) { c.FaultPoolLatency = -1 }, false},
-		{"zero bandwidth", func(c *Config) { c.Costs = Costs{IterationMS: 1} }, false},
-		{"negative cost", func(c *Config) { c.Costs = DefaultCosts(); c.Costs.PrefillTokenMS = -1 }, false},
+			c.Keys.Layout = DefaultLayout(32)
+			c.Keys.Layout.World, c.Keys.Layout.Ranks, c.AttentionDP = 2, nil, 2
+		}, false, nil},
+		{"no async load worker", func(c *Config) { c.Connector.AsyncLoadWorkers = -1 }, false, nil},
+		{"eagle3 draft", func(c *Config) { c.Draft.Kind, c.Draft.MaxLen = "eagle3", 3 }, true, nil},
+		{"mtp draft with its lookahead", func(c *Config) { c.Draft.Kind, c.Draft.MaxLen, c.Keys.Lookahead = "mtp", 3, 3 }, true, nil},
+		{"mtp draft contradicting the lookahead", func(c *Config) { c.Draft.Kind, c.Draft.MaxLen, c.Keys.Lookahead = "mtp", 3, 1 }, false, nil},
+		{"unknown draft", func(c *Config) { c.Draft.Kind, c.Draft.MaxLen = "medusa", 3 }, false, nil},
+		{"draft without a length", func(c *Config) { c.Draft.Kind = "eagle3" }, false, nil},
+		{"fault rates", func(c *Config) { c.Faults.MissingRate, c.Faults.PutErrorRate, c.Faults.PoolLatency = 0.1, 1, 1 }, true, nil},
+		{"missing rate above 1", func(c *Config) { c.Faults.MissingRate = 1.5 }, false, connector.ErrBadConfig},
+		{"negative put error rate", func(c *Config) { c.Faults.PutErrorRate = -0.1 }, false, connector.ErrBadConfig},
+		{"negative pool latency", func(c *Config) { c.Faults.PoolLatency = -1 }, false, connector.ErrBadConfig},
+		{"zero bandwidth", func(c *Config) { c.Costs = Costs{IterationMS: 1} }, false, nil},
+		{"negative cost", func(c *Config) { c.Costs = DefaultCosts(); c.Costs.PrefillTokenMS = -1 }, false, nil},
 		{"bad layer group", func(c *Config) {
-			c.Layout = DefaultLayout(32)
-			c.Layout.LayerGroups[0].BytesPerPage = 0
-		}, false},
-		{"gpu bytes too small", func(c *Config) { c.GPUBlocks, c.GPUBytes = 0, 10 }, false},
+			c.Keys.Layout = DefaultLayout(32)
+			c.Keys.Layout.LayerGroups[0].BytesPerPage = 0
+		}, false, keys.ErrBadSettings},
+		{"gpu bytes too small", func(c *Config) { c.GPU.Blocks, c.GPU.Bytes = 0, 10 }, false, nil},
+		{"negative gpu blocks", func(c *Config) { c.GPU.Blocks = -1 }, false, nil},
+		{"negative staging bytes", func(c *Config) { c.Connector.StagingBufferBytes = -1 }, false, nil},
+		{"negative transfer batch", func(c *Config) { c.Connector.TransferBatchSize = -1 }, false, nil},
+		{"negative soft pin", func(c *Config) { c.Connector.SoftPinTTL = -1 }, false, nil},
+		{"negative max batch size", func(c *Config) { c.Scheduler.MaxBatchSize = -1 }, false, nil},
+		{"negative offer deferrals", func(c *Config) { c.Scheduler.MaxOfferDeferrals = -1 }, false, nil},
+		{"negative stats interval", func(c *Config) { c.StatsInterval = -1 }, false, nil},
+		{"negative attention dp", func(c *Config) { c.AttentionDP = -1 }, false, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg, _ := testConfig(t)
-			cfg.Layout = keys.Layout{}
+			cfg.Keys.Layout = keys.Layout{}
 			tt.edit(&cfg)
 			_, err := newEngine(cfg)
 			if (err == nil) != tt.ok {
 				t.Errorf("newEngine(%s) = %v, want ok %v", tt.name, err, tt.ok)
+			}
+			if err != nil && (!errors.Is(err, ErrBadConfig) || tt.also != nil && !errors.Is(err, tt.also)) {
+				t.Errorf("newEngine(%s) = %v, want an error matching ErrBadConfig and %v", tt.name, err, tt.also)
 			}
 		})
 	}
@@ -73,9 +88,8 @@ func TestGPUBlocks(t *testing.T) {
 		{0, 1000 * DefaultPageBytes, 1000},
 	}
 	for _, tt := range tests {
-		got, err := Config{GPUBlocks: tt.blocks, GPUBytes: tt.bytes}.gpuBlocks(DefaultPageBytes)
-		if err != nil || got != tt.want {
-			t.Errorf("gpuBlocks(blocks %d, bytes %d) = %d, %v; want %d", tt.blocks, tt.bytes, got, err, tt.want)
+		if got := (GPUConfig{Blocks: tt.blocks, Bytes: tt.bytes}).blocks(DefaultPageBytes); got != tt.want {
+			t.Errorf("GPUConfig{Blocks: %d, Bytes: %d}.blocks(%d) = %d, want %d", tt.blocks, tt.bytes, DefaultPageBytes, got, tt.want)
 		}
 	}
 }
@@ -99,5 +113,18 @@ func TestPoolDemand(t *testing.T) {
 		if blocks != tt.wantBlocks || !cmp.Equal(sizes, tt.wantSizes) {
 			t.Errorf("PoolDemand(%s, %d) = %d, %v, want %d, %v", tt.name, tt.tokens, blocks, sizes, tt.wantBlocks, tt.wantSizes)
 		}
+	}
+}
+
+func TestConfigValidateWithoutPool(t *testing.T) {
+	if err := (Config{}).Validate(); err != nil {
+		t.Errorf("Config{}.Validate() = %v, want nil (the pool is Run's to check)", err)
+	}
+	err := Config{Faults: connector.Faults{MissingRate: 1.5}}.Validate()
+	if !errors.Is(err, ErrBadConfig) || !errors.Is(err, connector.ErrBadConfig) {
+		t.Errorf("Validate(missing rate 1.5) = %v, want ErrBadConfig and connector.ErrBadConfig", err)
+	}
+	if _, err := Run(t.Context(), Config{}, sliceSource{}, nil); !errors.Is(err, ErrBadConfig) {
+		t.Errorf("Run(no pool) = %v, want ErrBadConfig", err)
 	}
 }

@@ -7,7 +7,7 @@
 // # KV cache manager
 //
 // One page pool per page slot (each layer group's shard on this rank, then
-// each replicated layer group) of Config.GPUBlocks pages; a KV block is the
+// each replicated layer group) of Config.GPU.Blocks pages; a KV block is the
 // same page index in every slot. A request holds a block table. Blocks
 // whose KV is complete are cached in a radix tree over chain hashes (the
 // hash of a block commits to every token before it) for local prefix
@@ -37,19 +37,19 @@
 // and rewound, its bound saves dropped, and it is readmitted and looked up
 // afresh.
 //
-// Opt-in admission controls: Config.CompletionReservation admits a
-// request only while every admitted request's bound (prompt and output
-// limit, in blocks) fits, so it waits instead of being preempted later;
-// Config.AdmissionQuery defers a request whose offer the pages cannot
-// cover (up to MaxOfferDeferrals passes), and charges parking requests a
-// slot, and tokens beyond MaxUnchargedParks a pass. Speculative prefill
-// (Config.Draft, MaxDraftLen) keys blocks with the one-model draft's
-// prompt lookahead and refuses requests that are not context-only.
+// Opt-in admission controls (Config.Scheduler): CompletionReservation
+// admits a request only while every admitted request's bound (prompt and
+// output limit, in blocks) fits, so it waits instead of being preempted
+// later; AdmissionQuery defers a request whose offer the pages cannot cover
+// (up to MaxOfferDeferrals passes), and charges parking requests a slot,
+// and tokens beyond MaxUnchargedParks a pass. Speculative prefill
+// (Config.Draft) keys blocks with the one-model draft's prompt lookahead
+// and refuses requests that are not context-only.
 //
-// With Config.AsyncLoad (async_load) an admitted request with blocks to
-// load is parked outside the batch instead: it takes no slot and no token
-// while its load runs on one of AsyncLoadWorkers load workers (one FIFO
-// queue, the bandwidth shared between them, in virtual time; the bytes
+// With Config.Connector.AsyncLoad (async_load) an admitted request with
+// blocks to load is parked outside the batch instead: it takes no slot and
+// no token while its load runs on one of AsyncLoadWorkers load workers (one
+// FIFO queue, the bandwidth shared between them, in virtual time; the bytes
 // are moved at once), and rejoins the running requests when its pages
 // landed (get_finished), or restarts when one was missing. A pass that
 // would be empty while loads are in flight is skipped to the next load's
@@ -57,7 +57,7 @@
 //
 // # Tensor and attention data parallelism
 //
-// With Layout.World N > 1 (TP) the engine holds every rank's shard of
+// With Config.Keys.Layout.World N > 1 (TP) the engine holds every rank's shard of
 // each page (w{N}r{rank}): a lookup needs every shard, every rank's worker
 // half loads and saves its shards, and each shard is verified against its
 // rank's model bytes. A page missing at load time is fatal then
@@ -70,10 +70,10 @@
 //
 // # Fault injection
 //
-// Config.FaultMissingRate removes pages from the pool between lookup and
-// load, FaultPutErrorRate fails puts, FaultPoolLatency delays every pool
-// call in real time (connector.FaultMover, connector.SlowProber); draws
-// are deterministic given FaultSeed. Single-rank requests restart; a lost
+// Config.Faults (connector.Faults): MissingRate removes pages from the pool
+// between lookup and load, PutErrorRate fails puts, PoolLatency delays
+// every pool call in real time (connector.FaultMover, connector.SlowProber);
+// draws are deterministic given Seed. Single-rank requests restart; a lost
 // put is only a future miss.
 //
 // # Synthetic model
@@ -83,6 +83,19 @@
 // page loaded from the pool is compared with them (Config.Verify).
 // Decoding emits deterministic tokens (NextToken) that extend the chain,
 // so generated blocks are saved like prompt blocks.
+//
+// # Configuration
+//
+// Config groups the settings, each group a type validated where it is
+// defined: Keys (keys.Settings: scheme, lookahead, layout, namespace),
+// Scheduler (SchedulerConfig: batch, token budget, reuse, admission),
+// Connector (ConnectorConfig: role, batches, staging, async loads), Faults
+// (connector.Faults), GPU (GPUConfig: KV blocks, device), Draft
+// (DraftConfig) and Costs; what spans groups (tensor parallelism against
+// attention DP, the draft's lookahead against Keys.Lookahead) is checked
+// by Config. Zero fields take documented defaults. Every validation error
+// matches ErrBadConfig, and the owning package's sentinel too
+// (keys.ErrBadSettings, connector.ErrBadConfig).
 //
 // # Virtual time
 //

@@ -19,7 +19,7 @@ func TestSpeculativePrefill(t *testing.T) {
 		t.Run(draft, func(t *testing.T) {
 			cfg, p := testConfig(t)
 			cs := &checkingStore{Store: p}
-			cfg.Pool, cfg.Draft, cfg.MaxDraftLen, cfg.LocalReuseBackoff = cs, draft, 2, BackoffAlign
+			cfg.Pool, cfg.Draft.Kind, cfg.Draft.MaxLen, cfg.Scheduler.LocalReuseBackoff = cs, draft, 2, BackoffAlign
 			first := runOK(t, cfg, contextOnly)
 			cfg.Clock = NewClock()
 			again := runOK(t, cfg, contextOnly)
@@ -28,7 +28,7 @@ func TestSpeculativePrefill(t *testing.T) {
 					again.PoolHitTokens, first.PoolHitTokens, len(cs.bad))
 			}
 			plain := cfg
-			plain.Draft, plain.MaxDraftLen, plain.Lookahead, plain.Clock = "", 0, 0, NewClock()
+			plain.Draft, plain.Keys.Lookahead, plain.Clock = DraftConfig{}, 0, NewClock()
 			if rep := runOK(t, plain, contextOnly); rep.PoolHitTokens >= again.PoolHitTokens {
 				t.Errorf("plain keys over a pool of %s keys: %d pool hit tokens, want fewer than %d", draft, rep.PoolHitTokens, again.PoolHitTokens)
 			}
@@ -38,7 +38,7 @@ func TestSpeculativePrefill(t *testing.T) {
 
 func TestSpeculativePrefillRefusesGeneration(t *testing.T) {
 	cfg, _ := testConfig(t)
-	cfg.Draft, cfg.MaxDraftLen = "eagle3", 1
+	cfg.Draft.Kind, cfg.Draft.MaxLen = "eagle3", 1
 	src := sliceSource{
 		{ID: "ctx", Tokens: tokensOf(0, 50), OutputLength: 1},
 		{ID: "gen", Tokens: tokensOf(0, 50), OutputLength: 4},

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/kvctl/kvctl/connector"
-	"github.com/kvctl/kvctl/keys"
 	"github.com/kvctl/kvctl/stats"
 )
 
@@ -69,7 +68,7 @@ type counters struct {
 
 // newEngine returns a single-owner engine for cfg.
 func newEngine(cfg Config) (*engine, error) {
-	cfg, err := cfg.withDefaults()
+	cfg, err := cfg.forRun()
 	if err != nil {
 		return nil, err
 	}
@@ -84,25 +83,15 @@ func newOutcome(cfg Config) *outcome {
 // with its own KV cache and connector) whose results go to out; cfg has
 // its defaults.
 func newOwner(cfg Config, out *outcome, index int) (*engine, error) {
-	cfg.FaultSeed += uint64(index)
-	e := &engine{cfg: cfg, perBlock: cfg.Layout.TokensPerBlock, clock: cfg.Clock, model: Model{Regions: cfg.Regions}, outcome: out}
+	cfg.Faults.Seed += uint64(index)
+	l := cfg.Keys.Layout
+	e := &engine{cfg: cfg, perBlock: l.TokensPerBlock, clock: cfg.Clock, model: Model{Regions: cfg.GPU.Regions}, outcome: out}
 	var err error
-	slots := connector.PageSlots(cfg.Layout, cfg.Layout.Ranks[0])
-	var perBlockBytes int64
-	for _, s := range slots {
-		perBlockBytes += s.Bytes
-	}
-	blocks, err := cfg.gpuBlocks(perBlockBytes)
-	if err != nil {
-		return nil, err
-	}
-	if e.pages, err = newPageMemory(allRankSlots(cfg.Layout), blocks); err != nil {
+	if e.pages, err = newPageMemory(allRankSlots(l), cfg.GPU.Blocks); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
-	if e.kv, err = newKVCache(e.pages, e.perBlock, cfg.ReuseMatchAlignment); err != nil {
-		return nil, fmt.Errorf("engine: %w", err)
-	}
-	if err := e.newConnector(slots); err != nil {
+	e.kv = newKVCache(e.pages, e.perBlock, cfg.Scheduler.ReuseMatchAlignment)
+	if err := e.newConnector(connector.PageSlots(l, l.Ranks[0])); err != nil {
 		return nil, errors.Join(err, e.close())
 	}
 	e.evict = evictFunc(cfg.Pool)
@@ -119,15 +108,15 @@ func (e *engine) newConnector(slots []connector.PageSlot) error {
 	if err != nil {
 		return err
 	}
-	if f := cfg.faults(); f.Active() {
-		e.faults = connector.NewFaultMover(mover, cfg.Pool, f)
+	if cfg.Faults.Active() {
+		e.faults = connector.NewFaultMover(mover, cfg.Pool, cfg.Faults)
 		mover = e.faults
 	}
 	per := len(slots)
-	for i, rank := range cfg.Layout.Ranks {
+	for i, rank := range cfg.Keys.Layout.Ranks {
 		w, err := connector.NewWorker(connector.WorkerOptions{
-			Store: cfg.Pool, Layout: cfg.Layout, Namespace: cfg.Namespace, Rank: rank,
-			Pages: rankPages{e.pages, i * per}, Mover: mover, SoftPinTTL: cfg.SoftPinTTL, GroupBlocks: cfg.GroupBlocks,
+			Store: cfg.Pool, Layout: cfg.Keys.Layout, Namespace: cfg.Keys.Namespace, Rank: rank,
+			Pages: rankPages{e.pages, i * per}, Mover: mover, SoftPinTTL: cfg.Connector.SoftPinTTL, GroupBlocks: cfg.Connector.GroupBlocks,
 			LoadStats: e.stats.Load, SaveStats: e.stats.Save,
 		})
 		if err != nil {
@@ -137,26 +126,26 @@ func (e *engine) newConnector(slots []connector.PageSlot) error {
 	}
 	e.worker = e.workers[0]
 	var prober connector.Prober = e.worker
-	if cfg.FaultPoolLatency > 0 {
-		prober = connector.SlowProber{Prober: e.worker, Delay: cfg.FaultPoolLatency}
+	if cfg.Faults.PoolLatency > 0 {
+		prober = connector.SlowProber{Prober: e.worker, Delay: cfg.Faults.PoolLatency}
 	}
 	e.sched = connector.NewScheduler(connector.SchedulerOptions{
-		Loads: cfg.Role == RoleBoth || cfg.Role == RoleConsumer,
-		Saves: cfg.Role == RoleBoth || cfg.Role == RoleProducer,
+		Loads: cfg.Connector.loads(),
+		Saves: cfg.Connector.saves(),
 		Holes: e.stats.Holes,
 	}, prober)
 	return nil
 }
 
-// newMover returns the worker's page mover: Config.Mover; a device mover
-// through package transfer on Config.Device; else a host mover.
+// newMover returns the worker's page mover: Connector.Mover; a device
+// mover through package transfer on GPU.Device; else a host mover.
 func (e *engine) newMover(slots []connector.PageSlot) (connector.PageMover, error) {
-	cfg := e.cfg
+	cfg := e.cfg.Connector
 	switch {
 	case cfg.Mover != nil:
 		return cfg.Mover, nil
-	case cfg.Device != nil:
-		m, err := connector.NewDeviceMover(cfg.Device, cfg.Pool, slots, cfg.TransferBatchSize,
+	case e.cfg.GPU.Device != nil:
+		m, err := connector.NewDeviceMover(e.cfg.GPU.Device, e.cfg.Pool, slots, cfg.TransferBatchSize,
 			cfg.StagingBufferBytes, !cfg.StageThroughHost)
 		if err != nil {
 			return nil, fmt.Errorf("engine: %w", err)
@@ -168,7 +157,7 @@ func (e *engine) newMover(slots []connector.PageSlot) (connector.PageMover, erro
 	for _, s := range slots {
 		maxBytes = max(maxBytes, s.Bytes)
 	}
-	return connector.NewHostMover(cfg.Pool, cfg.TransferBatchSize, cfg.StageThroughHost,
+	return connector.NewHostMover(e.cfg.Pool, cfg.TransferBatchSize, cfg.StageThroughHost,
 		cfg.StagingBufferBytes, maxBytes), nil
 }
 
@@ -180,15 +169,6 @@ func (e *engine) close() error {
 	}
 	e.closers = nil
 	return errors.Join(errs...)
-}
-
-// newChain returns an empty chain seeded for a request's scope.
-func (e *engine) newChain(scope keys.Scope) (*keys.Chain, error) {
-	seed, err := keys.Seed(e.cfg.Scheme, scope, e.cfg.Lookahead)
-	if err != nil {
-		return nil, err
-	}
-	return keys.NewChain(seed, e.perBlock, e.cfg.Lookahead)
 }
 
 // tickEviction runs the pool's eviction step every EvictEvery of virtual

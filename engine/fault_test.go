@@ -20,7 +20,7 @@ func TestFaultMissingPagesRestart(t *testing.T) {
 	run := func() Report {
 		cfg, p := testConfig(t)
 		cs := &checkingStore{Store: p}
-		cfg.Pool, cfg.FaultMissingRate, cfg.FaultSeed = cs, 0.05, 42
+		cfg.Pool, cfg.Faults.MissingRate, cfg.Faults.Seed = cs, 0.05, 42
 		rep := runOK(t, cfg, biggerWorkload)
 		if len(cs.bad) > 0 {
 			t.Errorf("%d pages put were never computed, first %q", len(cs.bad), cs.bad[0])
@@ -44,7 +44,7 @@ func TestFaultPutErrors(t *testing.T) {
 	cfg, _ := testConfig(t)
 	clean := runOK(t, cfg, biggerWorkload)
 	cfg, _ = testConfig(t)
-	cfg.FaultPutErrorRate, cfg.FaultSeed = 0.3, 1
+	cfg.Faults.PutErrorRate, cfg.Faults.Seed = 0.3, 1
 	rep := runOK(t, cfg, biggerWorkload)
 	if rep.FaultPutErrors == 0 || rep.Restarts != 0 || rep.PoolHitTokens >= clean.PoolHitTokens {
 		t.Errorf("put errors %d, restarts %d, pool hits %d (%d without faults); want errors, no restart, fewer hits",
@@ -57,7 +57,7 @@ func TestFaultPutErrors(t *testing.T) {
 
 func TestFaultPoolLatency(t *testing.T) {
 	cfg, _ := testConfig(t)
-	cfg.FaultPoolLatency = 10e3 // 10 µs
+	cfg.Faults.PoolLatency = 10e3 // 10 µs
 	want := runOK(t, func() Config { c, _ := testConfig(t); return c }(), testWorkload)
 	got := runOK(t, cfg, testWorkload)
 	if got.PoolHitTokens != want.PoolHitTokens || got.TTFTMS != want.TTFTMS {
@@ -71,7 +71,7 @@ func TestFaultPoolLatency(t *testing.T) {
 func TestTensorParallelReplay(t *testing.T) {
 	for _, world := range []int{2, 4} {
 		cfg, p := testConfig(t)
-		cfg.Layout.World, cfg.Layout.Ranks = world, nil
+		cfg.Keys.Layout.World, cfg.Keys.Layout.Ranks = world, nil
 		cs := &checkingStore{Store: p}
 		cfg.Pool = cs
 		first := runOK(t, cfg, testWorkload)
@@ -93,9 +93,9 @@ func TestTensorParallelReplay(t *testing.T) {
 // TestTensorParallelMissingPageIsFatal: TP ranks cannot restart alone.
 func TestTensorParallelMissingPageIsFatal(t *testing.T) {
 	cfg, _ := testConfig(t)
-	cfg.Layout.World, cfg.Layout.Ranks = 2, nil
+	cfg.Keys.Layout.World, cfg.Keys.Layout.Ranks = 2, nil
 	runOK(t, cfg, testWorkload)
-	cfg.Clock, cfg.FaultMissingRate, cfg.FaultSeed = NewClock(), 0.2, 5
+	cfg.Clock, cfg.Faults.MissingRate, cfg.Faults.Seed = NewClock(), 0.2, 5
 	_, err := Run(context.Background(), cfg, testWorkload, nil)
 	var lf *connector.LoadFailedError
 	if !errors.As(err, &lf) || lf.Failed == 0 {

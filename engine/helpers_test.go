@@ -59,7 +59,7 @@ func testConfig(t *testing.T) (Config, *mem.Store) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { p.Close() })
-	return Config{Pool: p, Clock: clk, Verify: true, Layout: DefaultLayout(16), GPUBlocks: 40}, p
+	return Config{Pool: p, Clock: clk, Verify: true, Keys: keys.Settings{Layout: DefaultLayout(16)}, GPU: GPUConfig{Blocks: 40}}, p
 }
 
 // checkingStore checks every page put against the model: a page whose KV

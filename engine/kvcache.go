@@ -1,10 +1,6 @@
 package engine
 
-import (
-	"fmt"
-
-	"github.com/kvctl/kvctl/keys"
-)
+import "github.com/kvctl/kvctl/keys"
 
 // allocation is one request's block table: the KV block of each of its
 // blocks, and the radix node of each block cached for reuse (nil for a
@@ -31,24 +27,15 @@ type kvCache struct {
 	scratch   []*radixNode
 }
 
-func newKVCache(pages *pageMemory, tokensPerBlock, alignment int) (*kvCache, error) {
-	if err := checkAlignment(alignment, tokensPerBlock); err != nil {
-		return nil, err
-	}
+// newKVCache returns the KV cache over pages; alignment is a valid
+// reuse_match_alignment (SchedulerConfig.validate).
+func newKVCache(pages *pageMemory, tokensPerBlock, alignment int) *kvCache {
 	c := &kvCache{pages: pages, tree: newRadixTree(pages.blocks), alignment: alignment, perBlock: tokensPerBlock}
 	c.free = make([]int32, pages.blocks)
 	for i := range c.free {
 		c.free[i] = int32(pages.blocks - 1 - i) // pop from the end: block 0 first
 	}
-	return c, nil
-}
-
-// checkAlignment validates reuse_match_alignment: a positive divisor of T.
-func checkAlignment(alignment, tokensPerBlock int) error {
-	if alignment <= 0 || tokensPerBlock%alignment != 0 {
-		return fmt.Errorf("reuse_match_alignment %d is not a positive divisor of tokens_per_block %d", alignment, tokensPerBlock)
-	}
-	return nil
+	return c
 }
 
 // available is how many blocks can be allocated now: free ones and cached

@@ -14,11 +14,7 @@ func newTestKV(t *testing.T, blocks int) *kvCache {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kv, err := newKVCache(pages, 4, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return kv
+	return newKVCache(pages, 4, 1)
 }
 
 func hashes(prefix byte, n int) []keys.Hash {
@@ -171,21 +167,17 @@ func TestReuseMatchAlignmentValidation(t *testing.T) {
 		alignment, t int
 		ok           bool
 	}{
-		{1, 32, true}, {8, 32, true}, {32, 32, true},
-		{0, 32, false}, {-4, 32, false}, {3, 32, false}, {64, 32, false},
+		{0, 32, true}, {1, 32, true}, {8, 32, true}, {32, 32, true},
+		{-4, 32, false}, {3, 32, false}, {64, 32, false},
 	}
 	for _, tt := range tests {
-		err := checkAlignment(tt.alignment, tt.t)
+		cfg, _ := testConfig(t)
+		cfg.Keys.Layout = DefaultLayout(tt.t)
+		cfg.Scheduler.ReuseMatchAlignment = tt.alignment
+		_, err := newEngine(cfg)
 		if (err == nil) != tt.ok {
-			t.Errorf("checkAlignment(%d, %d) = %v, want ok %v", tt.alignment, tt.t, err, tt.ok)
-		}
-		cfg := Config{Pool: nil, Layout: DefaultLayout(tt.t), ReuseMatchAlignment: tt.alignment}
-		cfg.Pool, _ = newMemPool(NewClock(), 64<<20)
-		_, err = newEngine(cfg)
-		if tt.alignment != 0 && (err == nil) != tt.ok {
 			t.Errorf("newEngine with reuse_match_alignment %d, T %d = %v, want ok %v", tt.alignment, tt.t, err, tt.ok)
 		}
-		cfg.Pool.Close()
 	}
 }
 
@@ -204,7 +196,7 @@ func TestLocalMatchBackoff(t *testing.T) {
 		{BackoffAlign, 0, 2, 3, 12},
 	}
 	for _, tt := range tests {
-		e := &engine{cfg: Config{LocalReuseBackoff: tt.backoff, Lookahead: tt.lookahead}, perBlock: 4,
+		e := &engine{cfg: Config{Scheduler: SchedulerConfig{LocalReuseBackoff: tt.backoff}, Keys: keys.Settings{Lookahead: tt.lookahead}}, perBlock: 4,
 			kv: &kvCache{alignment: tt.align, perBlock: 4}}
 		if got := e.localMatch(tt.blocks); got != tt.want {
 			t.Errorf("localMatch(%d blocks) with backoff %s, lookahead %d = %d, want %d", tt.blocks, tt.backoff, tt.lookahead, got, tt.want)

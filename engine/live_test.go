@@ -137,7 +137,7 @@ func TestLiveRefuses(t *testing.T) {
 
 func TestLiveCancel(t *testing.T) {
 	cfg, _ := testConfig(t)
-	cfg.MaxBatchSize = 1
+	cfg.Scheduler.MaxBatchSize = 1
 	l := startLive(t, cfg, LiveOptions{RealTime: true})
 	// a long request holds the only slot; cancel it and one queued behind
 	ctx, cancel := context.WithCancel(context.Background())
@@ -192,7 +192,7 @@ func TestLiveStop(t *testing.T) {
 
 func TestLiveConcurrent(t *testing.T) {
 	cfg, _ := testConfig(t)
-	cfg.GPUBlocks = 400
+	cfg.GPU.Blocks = 400
 	l := startLive(t, cfg, LiveOptions{})
 	var wg sync.WaitGroup
 	for i := range 32 {

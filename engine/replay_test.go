@@ -20,16 +20,16 @@ func TestReplayEndToEnd(t *testing.T) {
 		raw    bool // no checking wrapper: the mem pool itself
 	}{
 		{"defaults", func(*Config) {}, false},
-		{"device mover, host emulation", func(c *Config) { c.Device = hostDevice(t) }, false},
-		{"device mover, direct loads and saves", func(c *Config) { c.Device = hostDevice(t) }, true},
+		{"device mover, host emulation", func(c *Config) { c.GPU.Device = hostDevice(t) }, false},
+		{"device mover, direct loads and saves", func(c *Config) { c.GPU.Device = hostDevice(t) }, true},
 		{"staged, small batches, two layer groups and a replicated one", func(c *Config) {
-			c.StageThroughHost, c.StagingBufferBytes, c.TransferBatchSize = true, 3*256, 5
-			c.Layout.LayerGroups = []keys.LayerGroup{{ID: 0, BytesPerPage: 256}, {ID: 1, BytesPerPage: 72}}
-			c.Layout.Replicated = []keys.LayerGroup{{ID: 2, BytesPerPage: 24}}
+			c.Connector.StageThroughHost, c.Connector.StagingBufferBytes, c.Connector.TransferBatchSize = true, 3*256, 5
+			c.Keys.Layout.LayerGroups = []keys.LayerGroup{{ID: 0, BytesPerPage: 256}, {ID: 1, BytesPerPage: 72}}
+			c.Keys.Layout.Replicated = []keys.LayerGroup{{ID: 2, BytesPerPage: 24}}
 		}, false},
-		{"chunked: 64-token budget, batch of 3", func(c *Config) { c.MaxNumTokens, c.MaxBatchSize = 64, 3 }, false},
-		{"lookahead with aligned backoff", func(c *Config) { c.Lookahead, c.LocalReuseBackoff = 2, BackoffAlign }, false},
-		{"grouped, soft-pinned puts", func(c *Config) { c.GroupBlocks, c.SoftPinTTL = true, 60e9 }, false},
+		{"chunked: 64-token budget, batch of 3", func(c *Config) { c.Scheduler.MaxNumTokens, c.Scheduler.MaxBatchSize = 64, 3 }, false},
+		{"lookahead with aligned backoff", func(c *Config) { c.Keys.Lookahead, c.Scheduler.LocalReuseBackoff = 2, BackoffAlign }, false},
+		{"grouped, soft-pinned puts", func(c *Config) { c.Connector.GroupBlocks, c.Connector.SoftPinTTL = true, 60e9 }, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -84,7 +84,7 @@ func TestSecondReplayReusesPool(t *testing.T) {
 		t.Errorf("pool keys after the second replay = %d, want %d (nothing new)", again.Pool.Keys, first.Pool.Keys)
 	}
 	// Only the block holding each prompt's last token is computed again.
-	if max := again.Requests * int64(cfg.Layout.TokensPerBlock); again.ComputedPromptTokens > max {
+	if max := again.Requests * int64(cfg.Keys.Layout.TokensPerBlock); again.ComputedPromptTokens > max {
 		t.Errorf("second replay computed %d prompt tokens, want at most one block per request (%d)", again.ComputedPromptTokens, max)
 	}
 	_ = p
@@ -138,7 +138,7 @@ func TestVerificationDetectsCorruption(t *testing.T) {
 	seed, _ := keys.Seed(keys.SchemeTRTLLM, keys.Scope{}, 0)
 	chain, _ := keys.NewChain(seed, 16, 0)
 	chain.Extend(first)
-	slot := connector.PageSlots(cfg.Layout, 0)[0]
+	slot := connector.PageSlots(cfg.Keys.Layout, 0)[0]
 	key := keys.Namespace{ModelKey: DefaultModelKey}.PageKey(slot.Shard, slot.LayerGroup, 16, chain.Hash(0))
 	ctx := context.Background()
 	codes := make([]pool.Code, 1)
@@ -210,17 +210,17 @@ func TestRoles(t *testing.T) {
 		wantSaves, wantLoads bool
 		wantLookedUpNonZero  bool
 	}{
-		{RoleBoth, true, true, true},
-		{RoleProducer, true, false, false},
-		{RoleConsumer, false, true, true},
-		{RoleCapacity, false, false, false},
+		{connector.RoleBoth, true, true, true},
+		{connector.RoleProducer, true, false, false},
+		{connector.RoleConsumer, false, true, true},
+		{connector.RoleCapacity, false, false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.role, func(t *testing.T) {
 			cfg, _ := testConfig(t)
 			runOK(t, cfg, testWorkload) // fill the pool first
 
-			cfg.Role, cfg.Clock = tt.role, NewClock()
+			cfg.Connector.Role, cfg.Clock = tt.role, NewClock()
 			rep := runOK(t, cfg, sliceSource{{ID: "new", Tokens: tokensOf(0, 100), OutputLength: 2}})
 			rep2 := runOK(t, cfg, testWorkload)
 			if got := rep.SavedPages > 0; got != tt.wantSaves {

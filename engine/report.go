@@ -41,7 +41,7 @@ type Report struct {
 	// World is the tensor-parallel size (every rank in this process).
 	World int `json:"world"`
 	// FaultMissingPages and FaultPutErrors are the injected faults
-	// (Config.FaultMissingRate, Config.FaultPutErrorRate).
+	// (Config.Faults).
 	FaultMissingPages int64 `json:"fault_missing_pages"`
 	FaultPutErrors    int64 `json:"fault_put_errors"`
 	// ParkedLoads are async loads (requests parked outside the batch);
@@ -59,11 +59,11 @@ type Report struct {
 	// (Config.Draft) for generating more than one token (in Failed too).
 	RefusedNotContextOnly int64 `json:"refused_not_context_only"`
 	// ReservationWaits are passes whose admission stopped because the head
-	// request's completion bound did not fit (Config.CompletionReservation).
+	// request's completion bound did not fit (SchedulerConfig.CompletionReservation).
 	ReservationWaits int64 `json:"reservation_waits"`
 	// OfferDeferrals are admissions deferred for an offer the pages could
 	// not cover, UnchargedParks parks admitted without a token charge
-	// (Config.AdmissionQuery).
+	// (SchedulerConfig.AdmissionQuery).
 	OfferDeferrals int64 `json:"offer_deferrals"`
 	UnchargedParks int64 `json:"uncharged_parks"`
 	// FailedRequests describe the first MaxFailedReported failed requests.

@@ -12,7 +12,7 @@ func TestCompletionReservation(t *testing.T) {
 	}
 	for _, reserve := range []bool{false, true} {
 		cfg, _ := testConfig(t)
-		cfg.CompletionReservation = reserve
+		cfg.Scheduler.CompletionReservation = reserve
 		rep := runOK(t, cfg, src)
 		if got := rep.Preemptions > 0; got == reserve {
 			t.Errorf("reservation %v: %d preemptions, want preemptions only without reservation", reserve, rep.Preemptions)

@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/kvctl/kvctl/connector"
 	"github.com/kvctl/kvctl/workload"
 )
 
@@ -122,17 +123,17 @@ func (e *engine) arrive(w workload.Request) error {
 	case len(w.Tokens) == 0:
 		e.fail(w.ID, errors.New("empty prompt"))
 		return nil
-	case e.cfg.Draft != "" && w.OutputLength > 1:
+	case e.cfg.Draft.Kind != connector.DraftNone && w.OutputLength > 1:
 		e.counts.notContextOnly++
 		e.fail(w.ID, fmt.Errorf("speculative prefill (draft %s) serves context-only requests: output length %d, want at most 1",
-			e.cfg.Draft, w.OutputLength))
+			e.cfg.Draft.Kind, w.OutputLength))
 		return nil
 	case need > e.pages.blocks:
 		e.fail(w.ID, fmt.Errorf("needs %d KV blocks for %d prompt and %d output tokens, more than the %d of the GPU (raise --gpu-blocks)",
 			need, len(w.Tokens), w.OutputLength, e.pages.blocks))
 		return nil
 	}
-	chain, err := e.newChain(w.Scope())
+	chain, err := e.cfg.Keys.NewChain(w.Scope())
 	if err != nil {
 		e.fail(w.ID, err)
 		return nil

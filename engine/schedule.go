@@ -49,7 +49,7 @@ func (q *queue) pushFront(r *request) {
 // newest running request (itself when it is the newest).
 func (e *engine) schedule(ctx context.Context) error {
 	e.batch = e.batch[:0]
-	budget, slots := e.cfg.MaxNumTokens, e.cfg.MaxBatchSize
+	budget, slots := e.cfg.Scheduler.MaxNumTokens, e.cfg.Scheduler.MaxBatchSize
 	for i := 0; i < len(e.running) && budget > 0 && slots > 0; i++ {
 		r := e.running[i]
 		n := min(r.contextLen()-r.computed, budget)
@@ -167,7 +167,7 @@ func (e *engine) settle(ctx context.Context, r *request, matched, offer, room, b
 	t := e.perBlock
 	honoured := min(offer, (room-1)/t*t)
 	chunk := min(r.contextLen()-matched-honoured, budget, room-honoured)
-	parks := e.cfg.AsyncLoad && honoured > 0
+	parks := e.cfg.Connector.AsyncLoad && honoured > 0
 	if parks {
 		chunk = 0 // the load runs outside the batch
 	}
@@ -194,8 +194,8 @@ func (e *engine) settle(ctx context.Context, r *request, matched, offer, room, b
 func (e *engine) localMatch(k int) int {
 	t := e.perBlock
 	m := k * t
-	if e.cfg.LocalReuseBackoff == BackoffAlign && e.cfg.Lookahead > 0 && m > 0 {
-		m = max(0, m-e.cfg.Lookahead) / t * t
+	if e.cfg.Scheduler.LocalReuseBackoff == BackoffAlign && e.cfg.Keys.Lookahead > 0 && m > 0 {
+		m = max(0, m-e.cfg.Keys.Lookahead) / t * t
 	}
 	m = e.kv.alignMatch(m)
 	return m / t * t
@@ -236,9 +236,9 @@ func (e *engine) removeRunning(r *request) {
 
 // canReserve reports whether waiting request r's completion bound fits
 // beside the bounds of the admitted requests (always, without
-// Config.CompletionReservation).
+// SchedulerConfig.CompletionReservation).
 func (e *engine) canReserve(r *request) bool {
-	if !e.cfg.CompletionReservation || e.reserved+r.completionBound(e.perBlock) <= e.pages.blocks {
+	if !e.cfg.Scheduler.CompletionReservation || e.reserved+r.completionBound(e.perBlock) <= e.pages.blocks {
 		return true
 	}
 	e.counts.reservationWaits++
@@ -247,7 +247,7 @@ func (e *engine) canReserve(r *request) bool {
 
 // book records admitted request r's completion bound; unbook releases it.
 func (e *engine) book(r *request) {
-	if e.cfg.CompletionReservation {
+	if e.cfg.Scheduler.CompletionReservation {
 		r.booked = r.completionBound(e.perBlock)
 		e.reserved += r.booked
 	}
@@ -263,7 +263,7 @@ func (e *engine) unbook(r *request) {
 // allocation and defers it to a later pass, at most MaxOfferDeferrals
 // times; then the offer is trimmed to the pages as without the query.
 func (e *engine) deferOffer(r *request, offer, room int) bool {
-	if !e.cfg.AdmissionQuery || offer == 0 || room > offer || r.deferrals >= e.cfg.MaxOfferDeferrals {
+	if !e.cfg.Scheduler.AdmissionQuery || offer == 0 || room > offer || r.deferrals >= e.cfg.Scheduler.MaxOfferDeferrals {
 		return false
 	}
 	r.deferrals++
@@ -278,11 +278,11 @@ func (e *engine) deferOffer(r *request, offer, room int) bool {
 // tokens of the chunk it would have run beyond the first
 // MaxUnchargedParks parks of the pass (parks counts them).
 func (e *engine) chargePark(r *request, budget, slots int, parks *int) (int, int) {
-	if !e.cfg.AdmissionQuery {
+	if !e.cfg.Scheduler.AdmissionQuery {
 		return budget, slots
 	}
 	*parks++
-	if *parks <= e.cfg.MaxUnchargedParks {
+	if *parks <= e.cfg.Scheduler.MaxUnchargedParks {
 		e.counts.unchargedParks++
 		return budget, slots - 1
 	}

@@ -48,7 +48,7 @@ func scheduledTokens(t *testing.T, e *engine) map[string]int {
 }
 
 func TestChunkedPrefillBudget(t *testing.T) {
-	e := newTestEngine(t, func(c *Config) { c.MaxNumTokens = 64 },
+	e := newTestEngine(t, func(c *Config) { c.Scheduler.MaxNumTokens = 64 },
 		workload.Request{ID: "a", Tokens: tokensOf(0, 150), OutputLength: 3},
 		workload.Request{ID: "b", Tokens: tokensOf(1000, 20), OutputLength: 3})
 	want := []map[string]int{
@@ -69,7 +69,7 @@ func TestMaxBatchSize(t *testing.T) {
 	for i := range 5 {
 		reqs = append(reqs, workload.Request{ID: string(rune('a' + i)), Tokens: tokensOf(100*i, 10), OutputLength: 2})
 	}
-	e := newTestEngine(t, func(c *Config) { c.MaxBatchSize = 2 }, reqs...)
+	e := newTestEngine(t, func(c *Config) { c.Scheduler.MaxBatchSize = 2 }, reqs...)
 	want := []map[string]int{
 		{"a": 10, "b": 10},
 		{"a": 1, "b": 1}, // a and b finish here
@@ -85,7 +85,7 @@ func TestMaxBatchSize(t *testing.T) {
 // TestPreemption runs two requests whose decodes outgrow the KV cache: the
 // newer one is preempted, readmitted later, and both complete.
 func TestPreemption(t *testing.T) {
-	e := newTestEngine(t, func(c *Config) { c.GPUBlocks = 6 },
+	e := newTestEngine(t, func(c *Config) { c.GPU.Blocks = 6 },
 		workload.Request{ID: "old", Tokens: tokensOf(0, 40), OutputLength: 40},
 		workload.Request{ID: "new", Tokens: tokensOf(500, 40), OutputLength: 40})
 	if got := scheduledTokens(t, e); !cmp.Equal(got, map[string]int{"old": 40, "new": 40}) {
@@ -109,7 +109,7 @@ func TestPreemption(t *testing.T) {
 
 func TestUnservableRequestsFail(t *testing.T) {
 	cfg, _ := testConfig(t)
-	cfg.GPUBlocks = 4
+	cfg.GPU.Blocks = 4
 	src := sliceSource{
 		{ID: "fits", Tokens: tokensOf(0, 30), OutputLength: 5},
 		{ID: "too-long", Tokens: tokensOf(0, 80), OutputLength: 5},

@@ -93,7 +93,7 @@ func TestCompletionStream(t *testing.T) {
 }
 
 func TestCompletionErrors(t *testing.T) {
-	ts := startServer(t, func(o *Options) { o.Engine.GPUBlocks = 8 })
+	ts := startServer(t, func(o *Options) { o.Engine.GPU.Blocks = 8 })
 	tests := []struct {
 		name, body string
 		status     int

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kvctl/kvctl/engine"
+	"github.com/kvctl/kvctl/keys"
 	"github.com/kvctl/kvctl/pool/mem"
 	"github.com/kvctl/kvctl/pool/mooncake"
 )
@@ -34,7 +35,7 @@ func startServer(t *testing.T, edit func(*Options)) *testServer {
 		t.Fatal(err)
 	}
 	opts := Options{Addr: "127.0.0.1:0", Pool: p, Master: mooncake.NewMasterHandler(p), ModelName: "test-model",
-		Engine: engine.Config{Clock: clk, Verify: true, Layout: engine.DefaultLayout(16), GPUBlocks: 2048}}
+		Engine: engine.Config{Clock: clk, Verify: true, Keys: keys.Settings{Layout: engine.DefaultLayout(16)}, GPU: engine.GPUConfig{Blocks: 2048}}}
 	if edit != nil {
 		edit(&opts)
 	}
