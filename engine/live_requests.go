@@ -69,6 +69,7 @@ func (l *Live) cancel(lr *liveReq) {
 	l.cancelled++
 	e.counts.failed++
 	l.drop(lr)
+	l.publish() // Stats count the cancel before its caller hears of it
 	lr.stream.end(LiveUsage{}, ErrCancelled)
 }
 
@@ -96,7 +97,7 @@ func (l *Live) drop(lr *liveReq) {
 // load settled is freed now.
 func (l *Live) deliver() {
 	now := l.first().clock.ElapsedMS()
-	kept := l.active[:0]
+	kept, ended := l.active[:0], []*liveReq(nil)
 	for _, lr := range l.active {
 		r := lr.r
 		if lr.cancelled && (r.phase == phaseRunning || r.phase == phaseWaiting) {
@@ -105,8 +106,7 @@ func (l *Live) deliver() {
 		}
 		l.push(lr, now)
 		if r.phase == phaseFinishing || r.phase == phaseDone {
-			lr.stream.end(LiveUsage{PromptTokens: r.promptLen, CompletionTokens: r.generated,
-				LocalHitTokens: r.localHit, PoolHitTokens: r.poolHit, TTFTMS: lr.stream.ttftMS}, nil)
+			ended = append(ended, lr)
 			continue
 		}
 		kept = append(kept, lr)
@@ -121,6 +121,13 @@ func (l *Live) deliver() {
 	// the live engine reports no percentiles: keep no samples
 	out := l.first().outcome
 	out.lat.ttft, out.lat.itl = out.lat.ttft[:0], out.lat.itl[:0]
+	// Stats count a request before its caller hears it ended.
+	l.publish()
+	for _, lr := range ended {
+		r := lr.r
+		lr.stream.end(LiveUsage{PromptTokens: r.promptLen, CompletionTokens: r.generated,
+			LocalHitTokens: r.localHit, PoolHitTokens: r.poolHit, TTFTMS: lr.stream.ttftMS}, nil)
+	}
 }
 
 // push sends the tokens lr's request generated since the last push; the
@@ -156,6 +163,7 @@ func (l *Live) unstick() {
 		for _, lr := range l.active {
 			if lr.r == r {
 				l.drop(lr)
+				l.publish()
 				lr.stream.end(LiveUsage{PromptTokens: r.promptLen}, &RequestError{ID: lr.w.ID, Msg: err.Error()})
 				break
 			}
