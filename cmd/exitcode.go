@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/kvctl/kvctl/keys"
 	"github.com/kvctl/kvctl/pool"
 )
 
@@ -65,7 +66,7 @@ func exitCode(err error) int {
 		return ExitOK
 	case errors.Is(err, context.Canceled):
 		return ExitInterrupted
-	case errors.As(err, &ue), errors.Is(err, pool.ErrBadURL):
+	case errors.As(err, &ue), errors.Is(err, pool.ErrBadURL), errors.Is(err, keys.ErrBadSettings):
 		return ExitUsage
 	case errors.As(err, &ve):
 		return ExitVerifyFailed

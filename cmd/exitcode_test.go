@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"testing"
 
+	"github.com/kvctl/kvctl/keys"
 	"github.com/kvctl/kvctl/pool"
 )
 
@@ -19,6 +20,7 @@ func TestExitCodeMapping(t *testing.T) {
 		{errors.New("boom"), ExitFailure},
 		{usagef("bad flag"), ExitUsage},
 		{fmt.Errorf("opening: %w", pool.ErrBadURL), ExitUsage},
+		{fmt.Errorf("key flags: %w", keys.ErrBadSettings), ExitUsage},
 		{&verifyError{err: errors.New("differs")}, ExitVerifyFailed},
 		{fmt.Errorf("dial: %w", pool.ErrUnreachable), ExitPoolUnreachable},
 		{&gpuUnavailable{err: errors.New("no driver")}, ExitGPUUnavailable},
