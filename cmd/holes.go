@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/kvctl/kvctl/holes"
+	"github.com/kvctl/kvctl/keys"
 	"github.com/kvctl/kvctl/size"
 	"github.com/kvctl/kvctl/workload"
 	"github.com/spf13/cobra"
@@ -84,21 +85,21 @@ $ kvctl holes --simulate --trace conversation.jsonl --tokens-per-block 32 --mode
 	return c
 }
 
-func (o *holesOptions) validate(c *cobra.Command, ios *IOStreams, g *globalOptions) (keySetup, workload.Source, error) {
+func (o *holesOptions) validate(c *cobra.Command, ios *IOStreams, g *globalOptions) (keys.Settings, workload.Source, error) {
 	if err := g.checkOutput("table", "json"); err != nil {
-		return keySetup{}, nil, err
+		return keys.Settings{}, nil, err
 	}
 	if (o.Requests == "") == (o.Trace == "") {
-		return keySetup{}, nil, usagef("give exactly one of --requests or --trace")
+		return keys.Settings{}, nil, usagef("give exactly one of --requests or --trace")
 	}
 	if o.Simulate == (o.Pool.URL != "") {
-		return keySetup{}, nil, usagef("give exactly one of --pool (probe a pool) or --simulate")
+		return keys.Settings{}, nil, usagef("give exactly one of --pool (probe a pool) or --simulate")
 	}
 	if !o.Simulate && (o.Capacity != "" || o.SweepCapacity != "") {
-		return keySetup{}, nil, usagef("--capacity and --sweep-capacity are for --simulate")
+		return keys.Settings{}, nil, usagef("--capacity and --sweep-capacity are for --simulate")
 	}
 	if o.Simulate && o.Leasing {
-		return keySetup{}, nil, usagef("--leasing is for probing a pool; a simulation always looks up as the connector does")
+		return keys.Settings{}, nil, usagef("--leasing is for probing a pool; a simulation always looks up as the connector does")
 	}
 	setup, err := o.Key.resolve(c, ios.Getenv)
 	if err != nil {
@@ -122,11 +123,7 @@ func (o *holesOptions) validate(c *cobra.Command, ios *IOStreams, g *globalOptio
 	return setup, src, nil
 }
 
-func keyingOf(s keySetup) holes.Keying {
-	return holes.Keying{Scheme: s.Scheme, Lookahead: s.Lookahead, Layout: s.Layout, Namespace: s.Namespace}
-}
-
-func runHolesProbe(c *cobra.Command, ios *IOStreams, g *globalOptions, o *holesOptions, s keySetup, src workload.Source) error {
+func runHolesProbe(c *cobra.Command, ios *IOStreams, g *globalOptions, o *holesOptions, s keys.Settings, src workload.Source) error {
 	st, err := o.Pool.open(c.Context(), ios)
 	if err != nil {
 		return err
@@ -134,7 +131,7 @@ func runHolesProbe(c *cobra.Command, ios *IOStreams, g *globalOptions, o *holesO
 	defer st.Close()
 	bar := newProgress(ios, g, "probing", 0)
 	rep, err := holes.Probe(c.Context(), st, o.Pool.URL, src, holes.ProbeOptions{
-		Keying: keyingOf(s), Leasing: o.Leasing,
+		Keys: s, Leasing: o.Leasing,
 		Progress: func(done int) { bar.update(done, "requests") },
 	})
 	bar.done()
@@ -166,7 +163,7 @@ func (o *holesOptions) capacities() ([]int64, error) {
 	return out, nil
 }
 
-func runHolesSimulate(c *cobra.Command, ios *IOStreams, g *globalOptions, o *holesOptions, s keySetup, src workload.Source) error {
+func runHolesSimulate(c *cobra.Command, ios *IOStreams, g *globalOptions, o *holesOptions, s keys.Settings, src workload.Source) error {
 	caps, err := o.capacities()
 	if err != nil {
 		return err
@@ -175,14 +172,14 @@ func runHolesSimulate(c *cobra.Command, ios *IOStreams, g *globalOptions, o *hol
 		return usagef("--soft-pin-ttl-ms must not be negative")
 	}
 	bar := newProgress(ios, g, "hashing", 0)
-	reqs, err := holes.Prepare(c.Context(), src, keyingOf(s))
+	reqs, err := holes.Prepare(c.Context(), src, s)
 	bar.done()
 	if err != nil {
 		return err
 	}
 	bar = newProgress(ios, g, "simulating", len(reqs)*len(caps))
 	opts := holes.SimOptions{
-		Keying: keyingOf(s), SoftPinTTL: time.Duration(o.SoftPinTTLMS) * time.Millisecond,
+		Keys: s, SoftPinTTL: time.Duration(o.SoftPinTTLMS) * time.Millisecond,
 		GroupBlocks: o.GroupBlocks, OpenPool: simulatedPool(o.EvictionRatio, o.Watermark),
 		Progress: func(capacity int64, n int) { bar.updatePart(capacity, n, "") },
 	}

@@ -40,18 +40,6 @@ type keyFlags struct {
 	noADPFlag bool
 }
 
-// keySetup is what keyFlags resolve to.
-type keySetup struct {
-	Scheme    keys.Scheme
-	Scope     keys.Scope
-	Lookahead int
-	Layout    keys.Layout
-	Namespace keys.Namespace
-	GroupKeys bool
-	// Mooncake is the client configuration, when one was read.
-	Mooncake *connector.MooncakeConfig
-}
-
 func (f *keyFlags) register(fs *pflag.FlagSet, scopeFlags bool) {
 	f.registerWithDefaults(fs, scopeFlags, 0, "0:64KiB")
 }
@@ -87,39 +75,22 @@ func (f *keyFlags) registerWithDefaults(fs *pflag.FlagSet, scopeFlags bool, defa
 	fs.StringVar(&f.LLMConfig, "llm-config", "", "TensorRT-LLM extra LLM-API YAML: tokens_per_block, enable_attention_dp, speculative_config")
 }
 
-// resolve merges configuration files and flags into a keySetup.
-func (f *keyFlags) resolve(c *cobra.Command, getenv func(string) string) (keySetup, error) {
-	var s keySetup
-	if err := f.applyConfigs(c, getenv, &s); err != nil {
+// resolve builds the key settings: the configuration files first, then
+// the flags, which win over the files, then one check (Settings.Validate).
+func (f *keyFlags) resolve(c *cobra.Command, getenv func(string) string) (keys.Settings, error) {
+	var s keys.Settings
+	if err := f.applyFiles(getenv, &s); err != nil {
 		return s, err
 	}
-	scheme, err := keys.ParseScheme(f.Scheme)
-	if err != nil {
-		return s, asUsage(fmt.Errorf("--scheme: %w", err))
-	}
-	s.Scheme, s.Lookahead, s.GroupKeys = scheme, f.Lookahead, f.GroupKeys
-	if f.TokensPerBlock <= 0 {
-		return s, usagef("--tokens-per-block must be positive, got %d (set it or give --llm-config with kv_cache_config.tokens_per_block)", f.TokensPerBlock)
-	}
-	if f.Lookahead < 0 {
-		return s, usagef("--lookahead must not be negative, got %d", f.Lookahead)
-	}
-	if s.Scope, err = f.scope(c); err != nil {
+	if err := f.applyFlags(c, &s); err != nil {
 		return s, err
 	}
-	if s.Layout, err = f.layout(); err != nil {
-		return s, err
-	}
-	s.Namespace = keys.Namespace{Name: f.Namespace, ModelKey: f.ModelKey}
-	if s.Namespace.Name == "" {
-		s.Namespace.Name = "trtllm"
-	}
-	return s, nil
+	return s, s.Validate()
 }
 
-// applyConfigs fills unset flags from the Mooncake JSON and the LLM YAML.
-func (f *keyFlags) applyConfigs(c *cobra.Command, getenv func(string) string, s *keySetup) error {
-	changed := c.Flags().Changed
+// applyFiles applies the Mooncake JSON (--mooncake-config, else
+// $MOONCAKE_CONFIG_PATH) and the LLM-API YAML (--llm-config) onto s.
+func (f *keyFlags) applyFiles(getenv func(string) string, s *keys.Settings) error {
 	path := f.MooncakeConfig
 	if path == "" {
 		path = getenv("MOONCAKE_CONFIG_PATH")
@@ -129,13 +100,7 @@ func (f *keyFlags) applyConfigs(c *cobra.Command, getenv func(string) string, s 
 		if err != nil {
 			return asUsage(err)
 		}
-		s.Mooncake = &mc
-		if !changed("namespace") {
-			f.Namespace = mc.Namespace
-		}
-		if !changed("model-key") {
-			f.ModelKey = mc.ModelKey
-		}
+		mc.ApplyKeys(s)
 	}
 	if f.LLMConfig == "" {
 		return nil
@@ -144,16 +109,41 @@ func (f *keyFlags) applyConfigs(c *cobra.Command, getenv func(string) string, s 
 	if err != nil {
 		return asUsage(err)
 	}
-	if !changed("tokens-per-block") && lc.TokensPerBlock > 0 {
-		f.TokensPerBlock = lc.TokensPerBlock
-	}
-	if !changed("lookahead") {
-		f.Lookahead = lc.Lookahead
-	}
-	if !changed("attention-dp") && !f.noADPFlag {
-		f.AttentionDP = lc.EnableAttentionDP
-	}
+	lc.ApplyKeys(s)
 	return nil
+}
+
+// applyFlags sets the flags onto s: a flag given on the command line
+// always, a default only where the files left the field unset.
+func (f *keyFlags) applyFlags(c *cobra.Command, s *keys.Settings) error {
+	given := c.Flags().Changed
+	s.Scheme = keys.Scheme(f.Scheme)
+	if given("tokens-per-block") || s.Layout.TokensPerBlock == 0 {
+		s.Layout.TokensPerBlock = f.TokensPerBlock
+	}
+	if s.Layout.TokensPerBlock == 0 && !given("tokens-per-block") {
+		return usagef("give --tokens-per-block, or --llm-config (kv_cache_config.tokens_per_block)")
+	}
+	if given("lookahead") {
+		s.Lookahead = f.Lookahead
+	}
+	if given("namespace") || s.Namespace.Name == "" {
+		s.Namespace.Name = f.Namespace
+	}
+	if s.Namespace.Name == "" {
+		s.Namespace.Name = keys.DefaultNamespace
+	}
+	if given("model-key") || s.Namespace.ModelKey == "" {
+		s.Namespace.ModelKey = f.ModelKey
+	}
+	var err error
+	if s.Scope, err = f.scope(c); err != nil {
+		return err
+	}
+	if err := f.shards(given, &s.Layout); err != nil {
+		return err
+	}
+	return f.layerGroups(&s.Layout)
 }
 
 func (f *keyFlags) scope(c *cobra.Command) (keys.Scope, error) {
@@ -189,40 +179,46 @@ func parseMMHash(s string) ([8]int32, error) {
 	return out, nil
 }
 
-// layout builds the page layout from the parallelism and layer-group flags.
-func (f *keyFlags) layout() (keys.Layout, error) {
-	l := keys.Layout{TokensPerBlock: f.TokensPerBlock, World: f.TP, Ranks: []int{f.Rank}}
+// shards sets the world size and the keyed ranks from --tp, --rank,
+// --all-ranks and --attention-dp. Under attention DP every owner keys w1r0;
+// where the LLM-API YAML chose that (enable_attention_dp, l.World already
+// set), it stands unless --attention-dp is given.
+func (f *keyFlags) shards(given func(string) bool, l *keys.Layout) error {
+	fromFile := l.World > 0 && !f.noADPFlag && !given("attention-dp")
+	tpFlags := f.TP != 1 || f.Rank != 0 || f.AllRanks
 	switch {
-	case f.TP < 1:
-		return l, usagef("--tp must be at least 1, got %d", f.TP)
-	case f.AttentionDP && (f.TP != 1 || f.Rank != 0 || f.AllRanks):
-		return l, usagef("--attention-dp keys every owner w1r0: it cannot go with --tp, --rank or --all-ranks")
+	case f.AttentionDP && tpFlags:
+		return usagef("--attention-dp keys every owner w1r0: it cannot go with --tp, --rank or --all-ranks")
+	case fromFile && tpFlags:
+		return usagef("enable_attention_dp in --llm-config keys every owner w1r0: it cannot go with --tp, --rank or --all-ranks (give --attention-dp=false to key TP shards)")
 	case f.AllRanks && f.Rank != 0:
-		return l, usagef("--all-ranks and --rank cannot go together")
-	case f.Rank < 0 || f.Rank >= f.TP:
-		return l, usagef("--rank %d is outside the TP size %d (want 0..%d)", f.Rank, f.TP, f.TP-1)
+		return usagef("--all-ranks and --rank cannot go together")
+	case fromFile:
+		return nil
 	}
+	l.World, l.Ranks = f.TP, []int{f.Rank}
 	if f.AllRanks {
-		l.Ranks = make([]int, f.TP)
+		l.Ranks = make([]int, max(0, f.TP))
 		for i := range l.Ranks {
 			l.Ranks[i] = i
 		}
 	}
+	return nil
+}
+
+// layerGroups sets the layer groups from --layer-group (or the default)
+// and --replicated-layer-group.
+func (f *keyFlags) layerGroups(l *keys.Layout) error {
 	specs := f.LayerGroups
 	if len(specs) == 0 {
 		specs = []string{f.defaultLayerGroup}
 	}
 	var err error
 	if l.LayerGroups, err = parseLayerGroups("--layer-group", specs); err != nil {
-		return l, err
+		return err
 	}
-	if l.Replicated, err = parseLayerGroups("--replicated-layer-group", f.Replicated); err != nil {
-		return l, err
-	}
-	if err := l.Validate(); err != nil {
-		return l, asUsage(err)
-	}
-	return l, nil
+	l.Replicated, err = parseLayerGroups("--replicated-layer-group", f.Replicated)
+	return err
 }
 
 func parseLayerGroups(flag string, specs []string) ([]keys.LayerGroup, error) {

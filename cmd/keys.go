@@ -5,8 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"runtime"
-	"sync"
 
 	"github.com/kvctl/kvctl/keys"
 	"github.com/kvctl/kvctl/workload"
@@ -63,34 +61,34 @@ $ kvctl keys --requests testdata/requests.jsonl --tokens-per-block 32 --model-ke
 	return c
 }
 
-func (o *keysOptions) validate(c *cobra.Command, ios *IOStreams, g *globalOptions) (keySetup, error) {
+func (o *keysOptions) validate(c *cobra.Command, ios *IOStreams, g *globalOptions) (keysSpelling, error) {
 	if err := g.checkOutput("table", "json", "jsonl", "keys"); err != nil {
-		return keySetup{}, err
+		return keysSpelling{}, err
 	}
 	if (o.Tokens == "") == (o.Requests == "") {
-		return keySetup{}, usagef("give exactly one of --tokens or --requests")
+		return keysSpelling{}, usagef("give exactly one of --tokens or --requests")
 	}
 	if g.Output == "jsonl" && o.Requests == "" {
-		return keySetup{}, usagef("-o jsonl is for --requests (one object per request); use -o json with --tokens")
+		return keysSpelling{}, usagef("-o jsonl is for --requests (one object per request); use -o json with --tokens")
 	}
-	setup, err := o.Key.resolve(c, ios.Getenv)
+	s, err := o.Key.resolve(c, ios.Getenv)
 	if err != nil {
-		return setup, err
+		return keysSpelling{}, err
 	}
-	if setup.Namespace.ModelKey == "" {
+	if s.Namespace.ModelKey == "" {
 		if g.Output == "keys" {
-			return setup, usagef("-o keys needs --model-key (or model_key in --mooncake-config): key strings contain it")
+			return keysSpelling{}, usagef("-o keys needs --model-key (or model_key in --mooncake-config): key strings contain it")
 		}
 		if !g.Quiet {
 			fmt.Fprintln(ios.ErrOut, "note: no --model-key: printing block hashes only (key strings need the model key)")
 		}
 	}
-	return setup, nil
+	return newKeysSpelling(s, o.Key.GroupKeys), nil
 }
 
-func runKeys(ctx context.Context, ios *IOStreams, g *globalOptions, o *keysOptions, s keySetup) error {
+func runKeys(ctx context.Context, ios *IOStreams, g *globalOptions, o *keysOptions, sp keysSpelling) error {
 	if o.Requests != "" {
-		return runKeysRequests(ctx, ios, g, o.Requests, s)
+		return runKeysRequests(ctx, ios, g, o.Requests, sp)
 	}
 	format, err := keys.ParseTokensFormat(o.TokensFormat)
 	if err != nil {
@@ -105,7 +103,7 @@ func runKeys(ctx context.Context, ios *IOStreams, g *globalOptions, o *keysOptio
 	if err != nil {
 		return asUsage(err)
 	}
-	res, err := computeKeys(s, "", s.Scope, tokens)
+	res, err := computeKeys(sp, tokens)
 	if err != nil {
 		return asUsage(err)
 	}
@@ -119,185 +117,83 @@ func runKeys(ctx context.Context, ios *IOStreams, g *globalOptions, o *keysOptio
 	return printKeysTable(ios, res)
 }
 
-// keysBatchSize is the number of requests a worker hashes together: the
-// chains of a batch are hashed several at a time (keys.ExtendAll).
-const keysBatchSize = 16
-
-// keysJob is a batch of requests on its way through the workers.
-type keysJob struct {
-	seq  int
-	reqs []workload.Request
-	out  chan keysDone
-}
-
-type keysDone struct {
-	out []byte
-	err error
-}
-
-// runKeysRequests hashes requests in parallel over the cores and prints
-// them in input order.
-func runKeysRequests(ctx context.Context, ios *IOStreams, g *globalOptions, path string, s keySetup) error {
+// runKeysRequests hashes a requests file in parallel over the cores
+// (keys.HashRequests) and prints the requests in input order: -o keys and
+// jsonl as they come, table and json at the end.
+func runKeysRequests(ctx context.Context, ios *IOStreams, g *globalOptions, path string, sp keysSpelling) error {
 	name, r, err := openInput(ios, path)
 	if err != nil {
 		return asUsage(fmt.Errorf("--requests: %w", err))
 	}
 	defer r.Close()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	jobs := make(chan keysJob, 8)
-	order := make(chan chan keysDone, 64)
-	var table []keysResult
-	render := keysRenderer(s, g.Output, &table)
-	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		wg.Go(func() { keysWorker(s, jobs, render) })
-	}
-	readErr := make(chan error, 1)
-	go func() {
-		defer close(order)
-		defer close(jobs)
-		readErr <- feedKeysJobs(ctx, r, name, jobs, order)
-	}()
-	werr := writeInOrder(ios.Out, order)
-	cancel()
-	for range order {
-	}
-	wg.Wait()
-	if err := <-readErr; err != nil && werr == nil {
-		werr = err
-	}
-	if werr != nil {
-		return werr
-	}
-	return finishKeysOutput(ios, g.Output, table)
-}
-
-// feedKeysJobs reads requests and hands them to the workers in batches,
-// queueing each batch's result channel in input order.
-func feedKeysJobs(ctx context.Context, r io.Reader, name string, jobs chan<- keysJob, order chan<- chan keysDone) error {
-	seq := 0
-	var batch []workload.Request
-	send := func() error {
-		done := make(chan keysDone, 1)
-		select {
-		case order <- done:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		select {
-		case jobs <- keysJob{seq: seq, reqs: batch, out: done}:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		seq += len(batch)
-		batch = nil
-		return nil
-	}
-	err := workload.ReadRequests(r, name, func(line int, req workload.Request) error {
-		batch = append(batch, req)
-		if len(batch) == keysBatchSize {
-			return send()
-		}
-		return nil
-	})
-	if err == nil && len(batch) > 0 {
-		err = send()
-	}
-	return asUsage(err)
-}
-
-func keysWorker(s keySetup, jobs <-chan keysJob, render keysRenderFunc) {
-	for j := range jobs {
-		chains := make([]*keys.Chain, len(j.reqs))
-		tokens := make([][]int64, len(j.reqs))
-		var err error
-		for i, req := range j.reqs {
-			if chains[i], err = newKeysChain(s, req.Scope()); err != nil {
-				err = asUsage(fmt.Errorf("request %q: %w", req.ID, err))
-				break
-			}
-			tokens[i] = req.Tokens
-		}
-		if err != nil {
-			j.out <- keysDone{err: err}
-			continue
-		}
-		keys.ExtendAll(chains, tokens)
-		var out []byte
-		for i, req := range j.reqs {
-			out = render(out, j.seq+i, hashedPrompt{id: req.ID, numTokens: len(req.Tokens), chain: chains[i]})
-		}
-		j.out <- keysDone{out: out}
-	}
-}
-
-// writeInOrder writes each job's output as it completes, in submission order.
-func writeInOrder(w io.Writer, order <-chan chan keysDone) error {
-	for done := range order {
-		d := <-done
-		if d.err != nil {
-			return d.err
-		}
-		if _, err := w.Write(d.out); err != nil {
+	var results []keysResult
+	emit := func(k keysRendered) error {
+		if k.result == nil {
+			_, err := ios.Out.Write(k.out)
 			return err
 		}
+		results = append(results, *k.result)
+		return nil
 	}
-	return nil
-}
-
-// hashedPrompt is one request after hashing.
-type hashedPrompt struct {
-	id        string
-	numTokens int
-	chain     *keys.Chain
-}
-
-// keysRenderFunc appends a hashed prompt's output to dst; seq is its input
-// position.
-type keysRenderFunc func(dst []byte, seq int, p hashedPrompt) []byte
-
-// keysRenderer returns the renderer for an output format: keys and jsonl
-// stream; table and json collect results (in any order, sorted later).
-func keysRenderer(s keySetup, output string, collected *[]keysResult) keysRenderFunc {
-	bk := keysSpeller(s)
-	switch output {
-	case "keys":
-		return func(dst []byte, _ int, p hashedPrompt) []byte { return appendChainKeyLines(dst, s, bk, p.chain) }
-	case "jsonl":
-		return func(dst []byte, _ int, p hashedPrompt) []byte {
-			var b bytes.Buffer
-			_ = writeJSONLine(&b, keysFromChain(s, bk, p.id, p.numTokens, p.chain))
-			return append(dst, b.Bytes()...)
-		}
+	if err := keys.HashRequests(ctx, sp.Settings, 0, requestsSource(r, name), sp.renderer(g.Output), emit); err != nil {
+		return err
 	}
-	var mu sync.Mutex
-	return func(dst []byte, seq int, p hashedPrompt) []byte {
-		var r keysResult
-		if output == "table" {
-			r = keysSummary(s, p)
-		} else {
-			r = keysFromChain(s, bk, p.id, p.numTokens, p.chain)
-		}
-		r.seq = seq
-		mu.Lock()
-		*collected = append(*collected, r)
-		mu.Unlock()
-		return dst
-	}
-}
-
-func finishKeysOutput(ios *IOStreams, output string, results []keysResult) error {
-	switch output {
+	switch g.Output {
 	case "json":
-		sortKeysResults(results)
 		if results == nil {
 			results = []keysResult{}
 		}
 		return writeJSON(ios.Out, results)
 	case "table":
-		sortKeysResults(results)
 		return printRequestsTable(ios, results)
 	}
 	return nil
+}
+
+// requestsSource reads a requests file for keys.HashRequests; a bad file
+// is a usage error.
+func requestsSource(r io.Reader, name string) func(yield func(keys.Request) error) error {
+	return func(yield func(keys.Request) error) error {
+		var yieldErr error
+		err := workload.ReadRequests(r, name, func(_ int, req workload.Request) error {
+			yieldErr = yield(keys.Request{ID: req.ID, Scope: req.Scope(), Tokens: req.Tokens})
+			return yieldErr
+		})
+		if err != nil && err != yieldErr {
+			return asUsage(err)
+		}
+		return err
+	}
+}
+
+// keysRendered is one request's output, rendered on a hashing worker:
+// bytes to write (-o keys, jsonl) or a result to collect (table, json).
+type keysRendered struct {
+	out    []byte
+	result *keysResult
+}
+
+// renderer returns how a hashed request is rendered for an output format.
+func (sp keysSpelling) renderer(output string) func(keys.Request, *keys.Chain) keysRendered {
+	switch output {
+	case "keys":
+		return func(_ keys.Request, c *keys.Chain) keysRendered {
+			return keysRendered{out: sp.appendChainKeys(nil, c)}
+		}
+	case "jsonl":
+		return func(req keys.Request, c *keys.Chain) keysRendered {
+			var b bytes.Buffer
+			_ = writeJSONLine(&b, sp.result(req.ID, len(req.Tokens), c))
+			return keysRendered{out: b.Bytes()}
+		}
+	case "table":
+		return func(req keys.Request, c *keys.Chain) keysRendered {
+			r := keysSummary(sp.TokensPerBlock(), req.ID, len(req.Tokens), c)
+			return keysRendered{result: &r}
+		}
+	}
+	return func(req keys.Request, c *keys.Chain) keysRendered {
+		r := sp.result(req.ID, len(req.Tokens), c)
+		return keysRendered{result: &r}
+	}
 }

@@ -20,8 +20,6 @@ type keysResult struct {
 	NumBlocks       int         `json:"num_blocks"`
 	OfferableBlocks int         `json:"offerable_blocks"`
 	Blocks          []keysBlock `json:"blocks"`
-
-	seq int // input order, for collected output
 }
 
 // keysBlock is one block of a keysResult.
@@ -34,49 +32,48 @@ type keysBlock struct {
 	GroupKey string   `json:"group_key,omitempty"`
 }
 
+// keysSpelling is how results are spelled: the key settings, the page-key
+// speller (nil without a model key) and whether group keys are spelled.
+type keysSpelling struct {
+	keys.Settings
+	pages     *keys.BlockKeys
+	groupKeys bool
+}
+
+func newKeysSpelling(s keys.Settings, groupKeys bool) keysSpelling {
+	sp := keysSpelling{Settings: s, groupKeys: groupKeys}
+	if s.Namespace.ModelKey != "" {
+		bk := s.BlockKeys()
+		sp.pages = &bk
+	}
+	return sp
+}
+
 // computeKeys hashes one prompt and spells its keys.
-func computeKeys(s keySetup, id string, scope keys.Scope, tokens []int64) (keysResult, error) {
-	chain, err := newKeysChain(s, scope)
+func computeKeys(sp keysSpelling, tokens []int64) (keysResult, error) {
+	chain, err := sp.NewChain(sp.Scope)
 	if err != nil {
 		return keysResult{}, err
 	}
 	chain.Extend(tokens)
-	return keysFromChain(s, keysSpeller(s), id, len(tokens), chain), nil
+	return sp.result("", len(tokens), chain), nil
 }
 
-// newKeysChain starts an empty chain for a scope.
-func newKeysChain(s keySetup, scope keys.Scope) (*keys.Chain, error) {
-	seed, err := keys.Seed(s.Scheme, scope, s.Lookahead)
-	if err != nil {
-		return nil, err
-	}
-	return keys.NewChain(seed, s.Layout.TokensPerBlock, s.Lookahead)
-}
-
-// keysSpeller spells page keys, or is nil without a model key.
-func keysSpeller(s keySetup) *keys.BlockKeys {
-	if s.Namespace.ModelKey == "" {
-		return nil
-	}
-	bk := s.Namespace.BlockKeys(s.Layout)
-	return &bk
-}
-
-// keysFromChain builds the result of a hashed prompt of numTokens tokens.
-func keysFromChain(s keySetup, bk *keys.BlockKeys, id string, numTokens int, chain *keys.Chain) keysResult {
-	T, n := s.Layout.TokensPerBlock, chain.NumBlocks()
+// result builds the result of a hashed prompt of numTokens tokens.
+func (sp keysSpelling) result(id string, numTokens int, chain *keys.Chain) keysResult {
+	T, n := sp.TokensPerBlock(), chain.NumBlocks()
 	res := keysResult{
-		ID: id, Scheme: s.Scheme, TokensPerBlock: T, PromptLookahead: s.Lookahead,
+		ID: id, Scheme: sp.SeedScheme(), TokensPerBlock: T, PromptLookahead: sp.Lookahead,
 		Seed: chain.Seed().String(), NumTokens: numTokens, NumBlocks: n,
 		OfferableBlocks: keys.OfferableBlocks(numTokens, T, n),
 		Blocks:          make([]keysBlock, n),
 	}
 	for i, h := range chain.Hashes() {
 		b := keysBlock{Index: i, Start: i * T, End: (i + 1) * T, Hash: h.String()}
-		if bk != nil {
-			b.PageKeys = bk.Append(nil, h)
-			if s.GroupKeys {
-				b.GroupKey = s.Namespace.GroupKey(s.Layout.World, h)
+		if sp.pages != nil {
+			b.PageKeys = sp.pages.Append(nil, h)
+			if sp.groupKeys {
+				b.GroupKey = sp.GroupKey(h)
 			}
 		}
 		res.Blocks[i] = b
@@ -86,26 +83,26 @@ func keysFromChain(s keySetup, bk *keys.BlockKeys, id string, numTokens int, cha
 
 // keysSummary is a result with the counts and only the last block, which
 // is all the requests table shows.
-func keysSummary(s keySetup, p hashedPrompt) keysResult {
-	T, n := s.Layout.TokensPerBlock, p.chain.NumBlocks()
-	r := keysResult{ID: p.id, NumTokens: p.numTokens, NumBlocks: n, OfferableBlocks: keys.OfferableBlocks(p.numTokens, T, n)}
+func keysSummary(T int, id string, numTokens int, c *keys.Chain) keysResult {
+	n := c.NumBlocks()
+	r := keysResult{ID: id, NumTokens: numTokens, NumBlocks: n, OfferableBlocks: keys.OfferableBlocks(numTokens, T, n)}
 	if n > 0 {
-		r.Blocks = []keysBlock{{Index: n - 1, Hash: p.chain.Hash(n - 1).String()}}
+		r.Blocks = []keysBlock{{Index: n - 1, Hash: c.Hash(n - 1).String()}}
 	}
 	return r
 }
 
-// appendChainKeyLines appends one page key per line for every block of a
+// appendChainKeys appends one page key per line for every block of a
 // chain (then its group key, with --group-keys).
-func appendChainKeyLines(dst []byte, s keySetup, bk *keys.BlockKeys, c *keys.Chain) []byte {
+func (sp keysSpelling) appendChainKeys(dst []byte, c *keys.Chain) []byte {
 	var ks []string
 	for _, h := range c.Hashes() {
-		ks = bk.Append(ks[:0], h)
+		ks = sp.pages.Append(ks[:0], h)
 		for _, k := range ks {
 			dst = append(append(dst, k...), '\n')
 		}
-		if s.GroupKeys {
-			dst = append(append(dst, s.Namespace.GroupKey(s.Layout.World, h)...), '\n')
+		if sp.groupKeys {
+			dst = append(append(dst, sp.GroupKey(h)...), '\n')
 		}
 	}
 	return dst
@@ -123,10 +120,6 @@ func appendKeyLines(dst []byte, r keysResult) []byte {
 		}
 	}
 	return dst
-}
-
-func sortKeysResults(rs []keysResult) {
-	slices.SortFunc(rs, func(a, b keysResult) int { return a.seq - b.seq })
 }
 
 // printKeysTable prints one prompt's blocks, marking the offerable ones.

@@ -49,11 +49,10 @@ func (o *serveOptions) config(c *cobra.Command, ios *IOStreams, g *globalOptions
 }
 
 // engineConfig completes o.Engine, which the engine flags are bound to,
-// with the key setup and the flags given as text, and checks it.
-func (o *serveOptions) engineConfig(setup keySetup, ios *IOStreams, g *globalOptions) (engine.Config, error) {
+// with the key settings and the flags given as text, and checks it.
+func (o *serveOptions) engineConfig(settings keys.Settings, ios *IOStreams, g *globalOptions) (engine.Config, error) {
 	cfg := o.Engine
-	cfg.Keys = keys.Settings{Scheme: setup.Scheme, Lookahead: setup.Lookahead, Layout: setup.Layout,
-		Namespace: setup.Namespace, Scope: setup.Scope}
+	cfg.Keys = settings
 	cfg.Verify, cfg.MemoryLimit = !o.NoVerify, engine.SuggestedMemoryLimit
 	if err := o.parse(&cfg); err != nil {
 		return cfg, err

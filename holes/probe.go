@@ -20,17 +20,10 @@ const (
 // DefaultChunkKeys is the most keys Probe asks the pool about in one call.
 const DefaultChunkKeys = 8192
 
-// Keying is what decides a request's page keys.
-type Keying struct {
-	Scheme    keys.Scheme
-	Lookahead int
-	Layout    keys.Layout
-	Namespace keys.Namespace
-}
-
 // ProbeOptions configure Probe.
 type ProbeOptions struct {
-	Keying
+	// Keys decides the page keys; each request brings its own scope.
+	Keys keys.Settings
 	// Leasing probes as the connector's batch_is_exist does (Mooncake's
 	// BatchExistKey): every present page's lease is extended. The pool must
 	// implement pool.LeasingExister.
@@ -65,7 +58,7 @@ func Probe(ctx context.Context, st pool.Store, poolName string, src workload.Sou
 		}
 		exist, rep.Probe = le.ExistLeasing, ProbeLeasing
 	}
-	if opts.Namespace.ModelKey == "" {
+	if opts.Keys.Namespace.ModelKey == "" {
 		return rep, errors.New("probing needs a model key: page keys contain it")
 	}
 	p := newProber(opts, exist)
@@ -106,13 +99,13 @@ func newProber(opts ProbeOptions, exist existFunc) *prober {
 
 // request probes one request's full blocks.
 func (p *prober) request(ctx context.Context, req workload.Request) (stats.RequestHoles, error) {
-	hashes, err := Chain(p.opts.Keying, req.Scope(), req.Tokens)
+	hashes, err := p.opts.Keys.Hashes(req.Scope(), req.Tokens)
 	if err != nil {
 		return stats.RequestHoles{}, err
 	}
 	p.keys = p.keys[:0]
 	for _, h := range hashes {
-		p.keys = p.opts.Namespace.AppendBlockKeys(p.keys, p.opts.Layout, h)
+		p.keys = p.opts.Keys.Namespace.AppendBlockKeys(p.keys, p.opts.Keys.Layout, h)
 	}
 	p.status = grow(p.status, len(p.keys))
 	for lo := 0; lo < len(p.keys); lo += p.opts.ChunkKeys {
@@ -121,27 +114,13 @@ func (p *prober) request(ctx context.Context, req workload.Request) (stats.Reque
 			return stats.RequestHoles{}, err
 		}
 	}
-	present, err := stats.BlockPresence(p.status, p.opts.Layout.PagesPerBlock())
+	present, err := stats.BlockPresence(p.status, p.opts.Keys.Layout.PagesPerBlock())
 	if err != nil {
 		return stats.RequestHoles{}, err
 	}
-	rh := stats.Analyze(present, p.opts.Layout.TokensPerBlock)
+	rh := stats.Analyze(present, p.opts.Keys.Layout.TokensPerBlock)
 	rh.ID, rh.PromptTokens = req.ID, int64(len(req.Tokens))
 	return rh, nil
-}
-
-// Chain returns the block hashes of a prompt under k.
-func Chain(k Keying, scope keys.Scope, tokens []int64) ([]keys.Hash, error) {
-	seed, err := keys.Seed(k.Scheme, scope, k.Lookahead)
-	if err != nil {
-		return nil, err
-	}
-	c, err := keys.NewChain(seed, k.Layout.TokensPerBlock, k.Lookahead)
-	if err != nil {
-		return nil, err
-	}
-	c.Extend(tokens)
-	return c.Hashes(), nil
 }
 
 func grow[T any](s []T, n int) []T {

@@ -34,10 +34,10 @@ func (s sliceSource) Each(fn func(workload.Request) error) error {
 	return nil
 }
 
-// testKeying: T=4, two layer groups, TP 2 with both shards, and a
+// testSettings: T=4, two layer groups, TP 2 with both shards, and a
 // replicated group: five pages per block.
-func testKeying() Keying {
-	return Keying{
+func testSettings() keys.Settings {
+	return keys.Settings{
 		Scheme: keys.SchemeTRTLLM,
 		Layout: keys.Layout{
 			TokensPerBlock: 4, World: 2, Ranks: []int{0, 1},
@@ -63,12 +63,12 @@ const wantMapA = "####.##..#"
 
 func scenario(t *testing.T) (reqs sliceSource, stored []string) {
 	t.Helper()
-	k := testKeying()
+	k := testSettings()
 	reqs = sliceSource{
 		{ID: "A", Tokens: seq(42, 0)},
 		{ID: "B", Tokens: seq(9, 1000)},
 	}
-	hashes, err := Chain(k, keys.Scope{}, reqs[0].Tokens)
+	hashes, err := k.Hashes(keys.Scope{}, reqs[0].Tokens)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestProbeBackends(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			st := open(t)
 			defer st.Close()
-			got, err := Probe(context.Background(), st, name, reqs, ProbeOptions{Keying: testKeying(), ChunkKeys: 11})
+			got, err := Probe(context.Background(), st, name, reqs, ProbeOptions{Keys: testSettings(), ChunkKeys: 11})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -181,7 +181,7 @@ func TestProbeLeasing(t *testing.T) {
 	st, _ := mem.New(mem.Options{Capacity: 64 << 20, Segments: 1, ArenaSize: 1 << 20, Eviction: mem.EvictManual})
 	defer st.Close()
 	fill(t, st, stored)
-	rep, err := Probe(context.Background(), st, "mem", reqs, ProbeOptions{Keying: testKeying(), Leasing: true})
+	rep, err := Probe(context.Background(), st, "mem", reqs, ProbeOptions{Keys: testSettings(), Leasing: true})
 	if err != nil || rep.Probe != ProbeLeasing {
 		t.Fatalf("Probe(leasing) = %q, %v; want %q", rep.Probe, err, ProbeLeasing)
 	}
@@ -192,17 +192,17 @@ func TestProbeLeasing(t *testing.T) {
 		t.Errorf("Remove after leasing probe = %v, want %v", res[0], pool.ObjectHasLease)
 	}
 	kl, _ := keylist.Read("k", strings.NewReader("a\n"))
-	if _, err := Probe(context.Background(), kl, "keylist", reqs, ProbeOptions{Keying: testKeying(), Leasing: true}); err == nil {
+	if _, err := Probe(context.Background(), kl, "keylist", reqs, ProbeOptions{Keys: testSettings(), Leasing: true}); err == nil {
 		t.Error("Probe(leasing) on a keylist succeeded, want an error")
 	}
 }
 
 func TestProbeNeedsModelKey(t *testing.T) {
-	k := testKeying()
+	k := testSettings()
 	k.Namespace.ModelKey = ""
 	st, _ := mem.New(mem.Options{Capacity: 1 << 20, Segments: 1, ArenaSize: 1 << 20})
 	defer st.Close()
-	if _, err := Probe(context.Background(), st, "mem", sliceSource{}, ProbeOptions{Keying: k}); err == nil {
+	if _, err := Probe(context.Background(), st, "mem", sliceSource{}, ProbeOptions{Keys: k}); err == nil {
 		t.Error("Probe without a model key succeeded")
 	}
 }
@@ -210,7 +210,7 @@ func TestProbeNeedsModelKey(t *testing.T) {
 func ExampleProbe() {
 	st, _ := mem.New(mem.Options{Capacity: 1 << 20, Segments: 1, ArenaSize: 1 << 20})
 	defer st.Close()
-	rep, _ := Probe(context.Background(), st, "mem://", sliceSource{{ID: "r", Tokens: seq(20, 0)}}, ProbeOptions{Keying: testKeying()})
+	rep, _ := Probe(context.Background(), st, "mem://", sliceSource{{ID: "r", Tokens: seq(20, 0)}}, ProbeOptions{Keys: testSettings()})
 	fmt.Println(rep.Requests[0].Map, rep.Summary.HitBlocks)
 	// Output: ..... 0
 }

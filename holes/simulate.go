@@ -16,7 +16,8 @@ import (
 
 // SimOptions configure Simulate.
 type SimOptions struct {
-	Keying
+	// Keys decides the page keys (the scope is each request's own).
+	Keys keys.Settings
 	// SoftPinTTL, when positive, soft-pins every put for that long.
 	SoftPinTTL time.Duration
 	// GroupBlocks puts every page of a block into the block's eviction
@@ -64,13 +65,13 @@ type Run struct {
 
 // Prepare hashes every request of src once, so several capacities can be
 // simulated from the same chains.
-func Prepare(ctx context.Context, src workload.Source, k Keying) ([]Prepared, error) {
+func Prepare(ctx context.Context, src workload.Source, s keys.Settings) ([]Prepared, error) {
 	var out []Prepared
 	err := src.Each(func(req workload.Request) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		h, err := Chain(k, req.Scope(), req.Tokens)
+		h, err := s.Hashes(req.Scope(), req.Tokens)
 		if err != nil {
 			return fmt.Errorf("request %q: %w", req.ID, err)
 		}

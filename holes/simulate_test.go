@@ -13,8 +13,8 @@ import (
 
 const traceHead = "../workload/testdata/trace-conversation-head.jsonl"
 
-func traceKeying() Keying {
-	return Keying{
+func traceSettings() keys.Settings {
+	return keys.Settings{
 		Scheme: keys.SchemeTRTLLM,
 		Layout: keys.Layout{TokensPerBlock: 32, World: 1, Ranks: []int{0},
 			LayerGroups: []keys.LayerGroup{{ID: 0, BytesPerPage: 64 << 10}}},
@@ -36,7 +36,7 @@ func prepareHead(t *testing.T) ([]Prepared, workload.Source) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reqs, err := Prepare(context.Background(), src, traceKeying())
+	reqs, err := Prepare(context.Background(), src, traceSettings())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestSimulateUnboundedMatchesIdeal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := Simulate(context.Background(), reqs, SimOptions{Keying: traceKeying(), OpenPool: memPool(0)}, 1<<40)
+	run, err := Simulate(context.Background(), reqs, SimOptions{Keys: traceSettings(), OpenPool: memPool(0)}, 1<<40)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestSimulateUnboundedMatchesIdeal(t *testing.T) {
 // Shrinking the pool evicts, lowers the hit rate and tears holes.
 func TestSweepShrinkingCapacity(t *testing.T) {
 	reqs, _ := prepareHead(t)
-	opts := SimOptions{Keying: traceKeying(), SoftPinTTL: 0, OpenPool: memPool(0)}
+	opts := SimOptions{Keys: traceSettings(), SoftPinTTL: 0, OpenPool: memPool(0)}
 	caps := []int64{1 << 40, 4 << 30, 1 << 30}
 	runs, err := Sweep(context.Background(), reqs, opts, caps)
 	if err != nil {
@@ -96,7 +96,7 @@ func TestSweepShrinkingCapacity(t *testing.T) {
 // refreshes only the first blocks of a stored prefix, the oldest of the rest
 // go first and tear a hole into the prefix.
 func TestSimulateEvictionTearsHole(t *testing.T) {
-	k := Keying{
+	k := keys.Settings{
 		Scheme: keys.SchemeTRTLLM,
 		Layout: keys.Layout{TokensPerBlock: 4, World: 1, Ranks: []int{0},
 			LayerGroups: []keys.LayerGroup{{ID: 0, BytesPerPage: 1024}}},
@@ -112,7 +112,7 @@ func TestSimulateEvictionTearsHole(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := Simulate(context.Background(), reqs, SimOptions{Keying: k, PutBatch: 1, OpenPool: memPool(1)}, 10*1024)
+	run, err := Simulate(context.Background(), reqs, SimOptions{Keys: k, PutBatch: 1, OpenPool: memPool(1)}, 10*1024)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestSimulateEvictionTearsHole(t *testing.T) {
 // Soft pins are put as asked.
 func TestSimulateSoftPin(t *testing.T) {
 	reqs, _ := prepareHead(t)
-	run, err := Simulate(context.Background(), reqs[:20], SimOptions{Keying: traceKeying(), SoftPinTTL: time.Hour, OpenPool: memPool(0)}, 1<<40)
+	run, err := Simulate(context.Background(), reqs[:20], SimOptions{Keys: traceSettings(), SoftPinTTL: time.Hour, OpenPool: memPool(0)}, 1<<40)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestSimulateNeedsADrivablePool(t *testing.T) {
 		{"no leases", noLeases},
 	}
 	for _, tt := range tests {
-		_, err := Simulate(context.Background(), reqs[:1], SimOptions{Keying: traceKeying(), OpenPool: tt.open}, 1<<30)
+		_, err := Simulate(context.Background(), reqs[:1], SimOptions{Keys: traceSettings(), OpenPool: tt.open}, 1<<30)
 		if err == nil {
 			t.Errorf("Simulate with %s = nil error, want one", tt.name)
 		}

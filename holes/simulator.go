@@ -44,12 +44,12 @@ func newSimulator(opts SimOptions, st pool.Store) (*simulator, error) {
 // then saves of every full block it computed, put-if-absent. The holes are
 // those of the looked-up blocks.
 func (s *simulator) request(ctx context.Context, r Prepared) error {
-	l := s.opts.Layout
+	l := s.opts.Keys.Layout
 	ppb := l.PagesPerBlock()
 	offer := keys.OfferableBlocks(r.PromptTokens, l.TokensPerBlock, len(r.Hashes))
 	s.keys = s.keys[:0]
 	for _, h := range r.Hashes {
-		s.keys = s.opts.Namespace.AppendBlockKeys(s.keys, l, h)
+		s.keys = s.opts.Keys.Namespace.AppendBlockKeys(s.keys, l, h)
 	}
 	cut := offer * ppb
 	s.status = grow(s.status, cut)
@@ -69,7 +69,7 @@ func (s *simulator) request(ctx context.Context, r Prepared) error {
 // save puts the pages of blocks [from, len(hashes)), which the request
 // computed; present pages are kept (put never overwrites).
 func (s *simulator) save(ctx context.Context, hashes []keys.Hash, from int) error {
-	l := s.opts.Layout
+	l := s.opts.Keys.Layout
 	ppb := l.PagesPerBlock()
 	sizes := pageSizes(l)
 	s.items = s.items[:0]
@@ -79,7 +79,7 @@ func (s *simulator) save(ctx context.Context, hashes []keys.Hash, from int) erro
 			opt.SoftPin, opt.SoftPinTTL = pool.SoftPinEnable, s.opts.SoftPinTTL
 		}
 		if s.opts.GroupBlocks {
-			opt.GroupID = s.opts.Namespace.GroupKey(l.World, hashes[b])
+			opt.GroupID = s.opts.Keys.GroupKey(hashes[b])
 		}
 		for p := 0; p < ppb; p++ {
 			s.items = append(s.items, pool.PutItem{Key: s.keys[b*ppb+p], Size: sizes[p], Options: opt})

@@ -10,9 +10,14 @@
 //	h[b] = H(h[b-1] ‖ int64le(tokens[b*T : (b+1)*T + L]))
 //
 // where T is tokens_per_block and L the prompt lookahead of a one-model draft.
+// Settings holds the whole recipe (scheme, lookahead, layout, namespace,
+// scope) in one value: flags and configuration files fill it, and chains
+// and key spellers are built from it.
 //
 // One chain is bound by the latency of a BLAKE2b compression (about 600 ns
 // a block of 32 tokens). ExtendAll hashes many chains together, eight at a
 // time in the lanes of AVX-512 registers where the CPU has them, several
 // times faster; BlockKeys spells the keys of many blocks of one layout.
+// HashRequests runs a stream of requests through ExtendAll on every core
+// and hands them back in input order.
 package keys

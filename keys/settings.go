@@ -31,8 +31,9 @@ type Settings struct {
 // TokensPerBlock returns T.
 func (s Settings) TokensPerBlock() int { return s.Layout.TokensPerBlock }
 
-// scheme returns the scheme, SchemeTRTLLM when unset.
-func (s Settings) scheme() Scheme {
+// SeedScheme returns the scheme the seeds use: Scheme, or SchemeTRTLLM
+// when it is empty.
+func (s Settings) SeedScheme() Scheme {
 	if s.Scheme == "" {
 		return SchemeTRTLLM
 	}
@@ -44,7 +45,7 @@ func (s Settings) scheme() Scheme {
 // required here: chains need none, only spelled page keys do
 // (Namespace.Validate). Every error wraps ErrBadSettings.
 func (s Settings) Validate() error {
-	if _, err := Seed(s.scheme(), s.Scope, s.Lookahead); err != nil {
+	if _, err := Seed(s.SeedScheme(), s.Scope, s.Lookahead); err != nil {
 		return fmt.Errorf("%w: %w", ErrBadSettings, err)
 	}
 	if err := s.Layout.Validate(); err != nil {
@@ -56,7 +57,7 @@ func (s Settings) Validate() error {
 // NewChain returns an empty chain seeded for scope: the seed of the scheme
 // (Seed), then blocks of T tokens with the lookahead.
 func (s Settings) NewChain(scope Scope) (*Chain, error) {
-	seed, err := Seed(s.scheme(), scope, s.Lookahead)
+	seed, err := Seed(s.SeedScheme(), scope, s.Lookahead)
 	if err != nil {
 		return nil, err
 	}
@@ -75,3 +76,7 @@ func (s Settings) Hashes(scope Scope, tokens []int64) ([]Hash, error) {
 
 // BlockKeys returns the speller of the page keys of one block under s.
 func (s Settings) BlockKeys() BlockKeys { return s.Namespace.BlockKeys(s.Layout) }
+
+// GroupKey spells the eviction-group key of the block with hash h under s
+// (Namespace.GroupKey with the layout's world size).
+func (s Settings) GroupKey(h Hash) string { return s.Namespace.GroupKey(s.Layout.World, h) }

@@ -70,3 +70,23 @@ func TestSettingsHashesMatchChain(t *testing.T) {
 		t.Errorf("BlockKeys().PagesPerBlock() = %d, want 1", n)
 	}
 }
+
+func TestSettingsSeedScheme(t *testing.T) {
+	for _, tt := range []struct{ scheme, want Scheme }{
+		{"", SchemeTRTLLM}, {SchemeFork, SchemeFork}, {SchemeLegacy, SchemeLegacy},
+	} {
+		s := Settings{Scheme: tt.scheme}
+		if got := s.SeedScheme(); got != tt.want {
+			t.Errorf("Settings{Scheme: %q}.SeedScheme() = %q, want %q", tt.scheme, got, tt.want)
+		}
+	}
+}
+
+func TestSettingsGroupKey(t *testing.T) {
+	s := validSettings()
+	s.Layout.World, s.Layout.Ranks = 4, []int{0, 1, 2, 3}
+	h := Hash{0xab}
+	if got, want := s.GroupKey(h), s.Namespace.GroupKey(4, h); got != want {
+		t.Errorf("GroupKey(%s) = %q, want %q (the layout's world size)", h, got, want)
+	}
+}

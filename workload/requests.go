@@ -2,14 +2,15 @@ package workload
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
 	"slices"
 	"strconv"
-	"sync"
 
+	"github.com/kvctl/kvctl/internal/ordered"
 	"github.com/kvctl/kvctl/keys"
 )
 
@@ -54,41 +55,27 @@ func (r Request) Scope() keys.Scope {
 // returned by fn stops the reading and is returned as it is.
 func ReadRequests(r io.Reader, name string, fn func(line int, req Request) error) error {
 	workers := min(runtime.GOMAXPROCS(0), 8)
-	work := make(chan *requestBatch)
 	split := lineSplitter{r: r, line: 1, free: make(chan []byte, 2*workers+2)}
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for b := range work {
-				b.parse(name)
-				split.recycle(b)
-				close(b.done)
-			}
-		})
+	parse := func(b *requestBatch) {
+		b.parse(name)
+		split.recycle(b)
 	}
-	defer func() {
-		close(work)
-		wg.Wait()
-	}()
-	var pending []*requestBatch // sent to the workers, not yet given to fn
+	deliver := func(b *requestBatch) error { return b.deliver(fn) }
+	p := ordered.Start(context.Background(), workers, 2*workers, parse, deliver)
+	defer p.Stop()
 	for {
 		b, readErr := split.next()
-		if b != nil {
-			pending = append(pending, b)
-			work <- b
-		}
-		for len(pending) > 0 && (b == nil || len(pending) > 2*workers || pending[0].ready()) {
-			<-pending[0].done
-			if err := pending[0].deliver(fn); err != nil {
+		if b == nil {
+			if err := p.Finish(); err != nil {
 				return err
 			}
-			pending = pending[1:]
-		}
-		if b == nil {
 			if readErr != nil && readErr != io.EOF {
 				return fmt.Errorf("reading requests from %q: line %d: %w", name, split.line, readErr)
 			}
 			return nil
+		}
+		if err := p.Submit(b); err != nil {
+			return err
 		}
 	}
 }
@@ -153,7 +140,7 @@ func (s *lineSplitter) next() (*requestBatch, error) {
 // batch makes a batch of the first n bytes of buf, whole lines.
 func (s *lineSplitter) batch(buf []byte, n int) *requestBatch {
 	data := buf[:n]
-	b := &requestBatch{data: data, buf: buf, first: s.line, done: make(chan struct{})}
+	b := &requestBatch{data: data, buf: buf, first: s.line}
 	s.line += bytes.Count(data, []byte{'\n'})
 	return b
 }
@@ -166,16 +153,6 @@ type requestBatch struct {
 	reqs  []Request
 	lines []int
 	err   error // the first bad line's error; reqs holds the lines before it
-	done  chan struct{}
-}
-
-func (b *requestBatch) ready() bool {
-	select {
-	case <-b.done:
-		return true
-	default:
-		return false
-	}
 }
 
 func (b *requestBatch) parse(name string) {
