@@ -169,7 +169,7 @@ func TestStartLoadKVFatalUnderTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	store.missing[items[1].Key] = true
-	w, err := NewWorker(WorkerOptions{Store: store, Layout: l, Namespace: testNS, Rank: 1, Pages: newFakePages(testLayout, 4)})
+	w, err := NewWorker(WorkerOptions{Store: store, Keys: keys.Settings{Layout: l, Namespace: testNS}, Rank: 1, Pages: newFakePages(testLayout, 4)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,10 +25,10 @@ type KVPages interface {
 type WorkerOptions struct {
 	// Store is the pool.
 	Store pool.Store
-	// Layout and Namespace spell the page keys; Layout.Ranks are the
-	// shards a lookup asks for (every rank's, under tensor parallelism).
-	Layout    keys.Layout
-	Namespace keys.Namespace
+	// Keys spell the page keys (Layout and Namespace; the worker builds no
+	// chains); Keys.Layout.Ranks are the shards a lookup asks for (every
+	// rank's, under tensor parallelism).
+	Keys keys.Settings
 	// Rank is this worker's rank: the shard it loads and saves.
 	Rank int
 	// Pages is the KV page memory.
@@ -81,10 +81,10 @@ func NewWorker(opts WorkerOptions) (*Worker, error) {
 	if opts.Store == nil || opts.Pages == nil {
 		return nil, fmt.Errorf("connector worker needs a store and page memory")
 	}
-	if err := opts.Layout.Validate(); err != nil {
+	if err := opts.Keys.Validate(); err != nil {
 		return nil, fmt.Errorf("connector worker: %w", err)
 	}
-	w := &Worker{opts: opts, slots: PageSlots(opts.Layout, opts.Rank), mover: opts.Mover, failedSet: map[string]bool{}}
+	w := &Worker{opts: opts, slots: PageSlots(opts.Keys.Layout, opts.Rank), mover: opts.Mover, failedSet: map[string]bool{}}
 	if w.mover == nil {
 		w.mover = NewHostMover(opts.Store, DefaultTransferBatchSize, false, 0, 0)
 	}
@@ -106,13 +106,13 @@ func (w *Worker) Slots() []PageSlot { return w.slots }
 func (w *Worker) CountPrefixHit(ctx context.Context, hashes []keys.Hash) (int, []bool, error) {
 	w.keys = w.keys[:0]
 	for _, h := range hashes {
-		w.keys = w.opts.Namespace.AppendBlockKeys(w.keys, w.opts.Layout, h)
+		w.keys = w.opts.Keys.Namespace.AppendBlockKeys(w.keys, w.opts.Keys.Layout, h)
 	}
 	w.status = resize(w.status, len(w.keys))
 	if err := w.exists(ctx, w.keys, w.status); err != nil {
 		return 0, nil, err
 	}
-	per := w.opts.Layout.PagesPerBlock()
+	per := w.opts.Keys.Layout.PagesPerBlock()
 	w.present = resize(w.present, len(hashes))
 	hit, leading := 0, true
 	for b := range hashes {
@@ -139,7 +139,7 @@ func resize[T any](s []T, n int) []T {
 // pageKey spells the key of page slot s of the block with hash h.
 func (w *Worker) pageKey(s int, h keys.Hash) string {
 	slot := w.slots[s]
-	return w.opts.Namespace.PageKey(slot.Shard, slot.LayerGroup, w.opts.Layout.TokensPerBlock, h)
+	return w.opts.Keys.Namespace.PageKey(slot.Shard, slot.LayerGroup, w.opts.Keys.Layout.TokensPerBlock, h)
 }
 
 // TakeFailedLoadRequests returns the requests whose loads failed since the

@@ -29,7 +29,7 @@ func (w *Worker) StartLoadKV(ctx context.Context, m *Meta) error {
 			return fmt.Errorf("loading pages: %w", err)
 		}
 	}
-	if w.passFailed > 0 && w.opts.Layout.World > 1 {
+	if w.passFailed > 0 && w.opts.Keys.Layout.World > 1 {
 		return &LoadFailedError{Failed: w.passFailed, Pages: total}
 	}
 	return nil
@@ -56,7 +56,7 @@ func (w *Worker) loadBatch(ctx context.Context, m *Meta, start, end int) error {
 	w.keys, w.pages, w.owners = w.keys[:0], w.pages[:0], w.owners[:0]
 	for p := start; p < end; p++ {
 		tr := m.Loads[p/per]
-		if w.failedSet[tr.ReqID] && w.opts.Layout.World == 1 {
+		if w.failedSet[tr.ReqID] && w.opts.Keys.Layout.World == 1 {
 			continue // its load failed already: the rest is not needed
 		}
 		w.keys = append(w.keys, w.pageKey(p%per, tr.Hash))
@@ -139,7 +139,7 @@ func (w *Worker) saveBatch(ctx context.Context, saves []Transfer, start, end int
 			it.Options.SoftPin, it.Options.SoftPinTTL = pool.SoftPinEnable, w.opts.SoftPinTTL
 		}
 		if w.opts.GroupBlocks {
-			it.Options.GroupID = w.opts.Namespace.GroupKey(w.opts.Layout.World, tr.Hash)
+			it.Options.GroupID = w.opts.Keys.GroupKey(tr.Hash)
 		}
 		w.items = append(w.items, it)
 	}

@@ -19,7 +19,7 @@ type plainStore struct{ pool.Store }
 func newTestWorker(t *testing.T, store pool.Store, pages KVPages, mover PageMover) (*Worker, *Stats) {
 	t.Helper()
 	st := NewStats(0, nil, stats.NoRank, nil)
-	w, err := NewWorker(WorkerOptions{Store: store, Layout: testLayout, Namespace: testNS, Pages: pages,
+	w, err := NewWorker(WorkerOptions{Store: store, Keys: keys.Settings{Layout: testLayout, Namespace: testNS}, Pages: pages,
 		Mover: mover, LoadStats: st.Load, SaveStats: st.Save})
 	if err != nil {
 		t.Fatal(err)

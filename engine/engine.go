@@ -115,7 +115,7 @@ func (e *engine) newConnector(slots []connector.PageSlot) error {
 	per := len(slots)
 	for i, rank := range cfg.Keys.Layout.Ranks {
 		w, err := connector.NewWorker(connector.WorkerOptions{
-			Store: cfg.Pool, Layout: cfg.Keys.Layout, Namespace: cfg.Keys.Namespace, Rank: rank,
+			Store: cfg.Pool, Keys: cfg.Keys, Rank: rank,
 			Pages: rankPages{e.pages, i * per}, Mover: mover, SoftPinTTL: cfg.Connector.SoftPinTTL, GroupBlocks: cfg.Connector.GroupBlocks,
 			LoadStats: e.stats.Load, SaveStats: e.stats.Save,
 		})
