@@ -106,7 +106,7 @@ func (w *Worker) Slots() []PageSlot { return w.slots }
 func (w *Worker) CountPrefixHit(ctx context.Context, hashes []keys.Hash) (int, []bool, error) {
 	w.keys = w.keys[:0]
 	for _, h := range hashes {
-		w.keys = w.opts.Keys.Namespace.AppendBlockKeys(w.keys, w.opts.Keys.Layout, h)
+		w.keys = w.opts.Keys.AppendBlockKeys(w.keys, h)
 	}
 	w.status = resize(w.status, len(w.keys))
 	if err := w.exists(ctx, w.keys, w.status); err != nil {

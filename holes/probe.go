@@ -105,7 +105,7 @@ func (p *prober) request(ctx context.Context, req workload.Request) (stats.Reque
 	}
 	p.keys = p.keys[:0]
 	for _, h := range hashes {
-		p.keys = p.opts.Keys.Namespace.AppendBlockKeys(p.keys, p.opts.Keys.Layout, h)
+		p.keys = p.opts.Keys.AppendBlockKeys(p.keys, h)
 	}
 	p.status = grow(p.status, len(p.keys))
 	for lo := 0; lo < len(p.keys); lo += p.opts.ChunkKeys {

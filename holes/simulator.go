@@ -49,7 +49,7 @@ func (s *simulator) request(ctx context.Context, r Prepared) error {
 	offer := keys.OfferableBlocks(r.PromptTokens, l.TokensPerBlock, len(r.Hashes))
 	s.keys = s.keys[:0]
 	for _, h := range r.Hashes {
-		s.keys = s.opts.Keys.Namespace.AppendBlockKeys(s.keys, l, h)
+		s.keys = s.opts.Keys.AppendBlockKeys(s.keys, h)
 	}
 	cut := offer * ppb
 	s.status = grow(s.status, cut)

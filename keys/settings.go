@@ -80,3 +80,9 @@ func (s Settings) BlockKeys() BlockKeys { return s.Namespace.BlockKeys(s.Layout)
 // GroupKey spells the eviction-group key of the block with hash h under s
 // (Namespace.GroupKey with the layout's world size).
 func (s Settings) GroupKey(h Hash) string { return s.Namespace.GroupKey(s.Layout.World, h) }
+
+// AppendBlockKeys appends the page keys of the block with hash h under s
+// (Namespace.AppendBlockKeys with the layout).
+func (s Settings) AppendBlockKeys(dst []string, h Hash) []string {
+	return s.Namespace.AppendBlockKeys(dst, s.Layout, h)
+}

@@ -69,6 +69,9 @@ func TestSettingsHashesMatchChain(t *testing.T) {
 	if n := s.BlockKeys().PagesPerBlock(); n != 1 {
 		t.Errorf("BlockKeys().PagesPerBlock() = %d, want 1", n)
 	}
+	if got, want := s.AppendBlockKeys(nil, want[0]), s.Namespace.AppendBlockKeys(nil, s.Layout, want[0]); len(got) != 1 || got[0] != want[0] {
+		t.Errorf("AppendBlockKeys(nil, h) = %q, want %q", got, want)
+	}
 }
 
 func TestSettingsSeedScheme(t *testing.T) {
