@@ -2,9 +2,7 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/kvctl/kvctl/cuda"
 	"github.com/kvctl/kvctl/pool"
@@ -123,22 +121,6 @@ func runBench(ctx context.Context, ios *IOStreams, g *globalOptions, dir transfe
 	}
 	bar.done()
 	return printBench(ios, g, len(o.Sweep) > 0, results)
-}
-
-// openDevice opens the asked device; auto says on stderr when it fell back
-// to host emulation, cuda without a driver is exit 5.
-func openDevice(ios *IOStreams, g *globalOptions, spec string) (cuda.Device, error) {
-	dev, err := cuda.Open(spec)
-	switch {
-	case errors.Is(err, cuda.ErrBadSpec):
-		return nil, asUsage(fmt.Errorf("--device: %w", err))
-	case err != nil:
-		return nil, &gpuUnavailable{err: fmt.Errorf("--device %s: %w", spec, err)}
-	}
-	if fb := dev.Info().Fallback; fb != "" && !g.Quiet {
-		fmt.Fprintf(ios.ErrOut, "note: no usable GPU (%s): using host emulation\n", strings.ReplaceAll(fb, "\n", "; "))
-	}
-	return dev, nil
 }
 
 // benchOnce runs one configuration against a fresh embedded pool, or the

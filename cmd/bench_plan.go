@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/kvctl/kvctl/cuda"
-	"github.com/kvctl/kvctl/size"
 	"github.com/kvctl/kvctl/transfer"
 )
 
@@ -103,23 +102,4 @@ func (o *benchOptions) fillPages(r *transfer.BenchOptions) error {
 	}
 	r.Pages = int(max(1, total/r.PageBytes))
 	return nil
-}
-
-func positiveSize(name, s string) (int64, error) {
-	n, err := size.Parse(s)
-	if err != nil {
-		return 0, asUsage(fmt.Errorf("%s: %w", name, err))
-	}
-	if n <= 0 {
-		return 0, usagef("%s must be positive, got %q", name, s)
-	}
-	return n, nil
-}
-
-func positiveInt(s string) (int, error) {
-	n, err := strconv.Atoi(s)
-	if err != nil || n <= 0 {
-		return 0, fmt.Errorf("%q is not a positive integer", s)
-	}
-	return n, nil
 }

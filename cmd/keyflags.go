@@ -2,8 +2,6 @@ package cmd
 
 import (
 	"fmt"
-	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -231,16 +229,4 @@ func parseLayerGroups(flag string, specs []string) ([]keys.LayerGroup, error) {
 		out = append(out, lg)
 	}
 	return out, nil
-}
-
-// openInput opens a file, or stdin for "-", and names it for errors.
-func openInput(ios *IOStreams, path string) (name string, r io.ReadCloser, err error) {
-	if path == "-" {
-		return "stdin", io.NopCloser(ios.In), nil
-	}
-	fh, err := os.Open(path)
-	if err != nil {
-		return path, nil, err
-	}
-	return path, fh, nil
 }

@@ -113,17 +113,3 @@ func printPoolStat(ios *IOStreams, s pool.Stat) error {
 	}
 	return tp.render()
 }
-
-// humanBytes spells n with a binary unit and one decimal.
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit && exp < 4; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTP"[exp])
-}
