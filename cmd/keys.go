@@ -101,11 +101,11 @@ func runKeys(ctx context.Context, ios *IOStreams, g *globalOptions, o *keysOptio
 	defer r.Close()
 	tokens, err := keys.ReadTokens(r, name, format)
 	if err != nil {
-		return asUsage(err)
+		return err // what the input says is keys.ErrBadInput; a failed read is not
 	}
 	res, err := computeKeys(sp, tokens)
 	if err != nil {
-		return asUsage(err)
+		return err
 	}
 	switch g.Output {
 	case "json":
@@ -150,19 +150,13 @@ func runKeysRequests(ctx context.Context, ios *IOStreams, g *globalOptions, path
 	return nil
 }
 
-// requestsSource reads a requests file for keys.HashRequests; a bad file
-// is a usage error.
+// requestsSource reads a requests file for keys.HashRequests (a bad line
+// is workload.ErrBadInput, exit 2; a failed read exits 1).
 func requestsSource(r io.Reader, name string) func(yield func(keys.Request) error) error {
 	return func(yield func(keys.Request) error) error {
-		var yieldErr error
-		err := workload.ReadRequests(r, name, func(_ int, req workload.Request) error {
-			yieldErr = yield(keys.Request{ID: req.ID, Scope: req.Scope(), Tokens: req.Tokens})
-			return yieldErr
+		return workload.ReadRequests(r, name, func(_ int, req workload.Request) error {
+			return yield(keys.Request{ID: req.ID, Scope: req.Scope(), Tokens: req.Tokens})
 		})
-		if err != nil && err != yieldErr {
-			return asUsage(err)
-		}
-		return err
 	}
 }
 

@@ -136,7 +136,7 @@ func (o *serveOptions) attachPool(ctx context.Context, ios *IOStreams, cfg *engi
 	}
 	tokens, err := countTokens(src)
 	if err != nil {
-		return asUsage(err)
+		return err // a bad line is workload.ErrBadInput (exit 2); a failed read exits 1
 	}
 	cfg.Clock = engine.NewClock()
 	st, err := openEmbeddedPool(cfg.Clock, runPoolCapacity(cfg.Keys.Layout, tokens))
