@@ -6,6 +6,8 @@ package cmd
 import (
 	"slices"
 	"strings"
+
+	"github.com/spf13/pflag"
 )
 
 // globalOptions are the flags every command shares.
@@ -30,3 +32,28 @@ func (g *globalOptions) checkOutput(allowed ...string) error {
 
 // isJSON reports whether the output is machine-readable (json or jsonl).
 func (g *globalOptions) isJSON() bool { return g.Output == "json" || g.Output == "jsonl" }
+
+// register binds the shared flags to g.
+func (g *globalOptions) register(pf *pflag.FlagSet) {
+	pf.StringVarP(&g.Output, "output", "o", "table", "output format: table or json (and keys or jsonl where a command offers them)")
+	pf.StringVar(&g.Color, "color", "auto", "colour: auto (terminal, NO_COLOR unset, TERM not dumb), always or never")
+	pf.BoolVarP(&g.Quiet, "quiet", "q", false, "print no progress or notes on stderr")
+	pf.StringVar(&g.CPUProfile, "cpuprofile", "", "write a CPU profile of the command to this file (go tool pprof)")
+	pf.StringVar(&g.ExecTrace, "exectrace", "", "write an execution trace of the command to this file (go tool trace)")
+}
+
+// validate checks --color and --output and sets the streams' colour mode.
+func (g *globalOptions) validate(ios *IOStreams) error {
+	switch g.Color {
+	case "auto", "always", "never":
+		ios.ColorMode = g.Color
+	default:
+		return usagef("--color %q: want auto, always or never", g.Color)
+	}
+	switch g.Output {
+	case "table", "json", "jsonl", "keys":
+	default:
+		return usagef("--output %q: want one of table, json, jsonl, keys", g.Output)
+	}
+	return nil
+}
