@@ -1,7 +1,13 @@
-// Package cmd holds kvctl's cobra commands: one file per command, flags bound
-// to an options struct, and glue from flags to the packages that do the work.
-// It owns the IO streams, the printers and the mapping from errors to exit
-// codes; nothing below cmd prints.
+// Package cmd holds kvctl's cobra commands and the glue from flags to the
+// packages that do the work. Each command lives in the file named for it
+// (keys.go, holes.go; pool's subcommands in pool_stat.go, pool_ls.go, ...),
+// with its helpers beside it in COMMAND_TOPIC.go files (keys_result.go,
+// serve_http.go). A command with flags of its own binds them to an options
+// struct (keysOptions, poolGetOptions), and its RunE checks them and calls a
+// run function (runKeys, runPoolGet). The flags every command shares are
+// globalOptions (global.go); the printers are in output.go, the IO streams
+// in iostreams.go and the mapping from errors to exit codes in exitcode.go.
+// Nothing below cmd prints.
 package cmd
 
 import (
