@@ -9,9 +9,11 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// poolFlag is the --pool flag shared by the pool subcommands.
+// poolFlag is the --pool flag every pool subcommand (and holes) shares; each
+// command's options struct holds one as its Pool field.
 type poolFlag struct{ URL string }
 
+// register binds --pool to p.
 func (p *poolFlag) register(fs *pflag.FlagSet) {
 	fs.StringVar(&p.URL, "pool", "", "pool URL: mem://?capacity=64GiB&snapshot=PATH, redis://host:6379/0, valkey://..., mooncake://host:9003, keylist:PATH (default $KVCTL_POOL)")
 }
@@ -28,11 +30,14 @@ func (p *poolFlag) open(ctx context.Context, ios *IOStreams) (pool.Store, error)
 	return pool.Open(ctx, u)
 }
 
+// poolExitCodes ends every pool command's Long help.
 const poolExitCodes = `
 
 Exit codes: 2 for a bad pool URL or arguments, 4 when the pool is unreachable
 (the message names the address), 1 when a read-only pool is asked to write.`
 
+// newPoolCmd builds the pool group; each subcommand is in its own
+// pool_NAME.go (pool_stat.go, pool_ls.go, ...), with its options struct.
 func newPoolCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "pool",
@@ -64,52 +69,4 @@ func withPool(ctx context.Context, ios *IOStreams, p *poolFlag, fn func(pool.Sto
 		}
 	}()
 	return fn(st)
-}
-
-func newPoolStatCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
-	p := &poolFlag{}
-	c := &cobra.Command{
-		Use:     "stat --pool URL",
-		Short:   "Show a pool's capacity, usage, keys and eviction counters",
-		Long:    "Show a pool's capacity, usage, key count, soft-pinned keys, evictions and segments." + poolExitCodes,
-		Example: "$ kvctl pool stat --pool redis://127.0.0.1:6379/0\n$ kvctl pool stat --pool mooncake://10.0.0.5:9003 -o json",
-		Args:    noArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			if err := g.checkOutput("table", "json"); err != nil {
-				return err
-			}
-			return withPool(c.Context(), ios, p, func(st pool.Store) error {
-				s, err := st.Stat(c.Context())
-				if err != nil {
-					return err
-				}
-				if g.Output == "json" {
-					return writeJSON(ios.Out, s)
-				}
-				return printPoolStat(ios, s)
-			})
-		},
-	}
-	p.register(c.Flags())
-	return c
-}
-
-func printPoolStat(ios *IOStreams, s pool.Stat) error {
-	tp := newTablePrinter(ios, "field", "value")
-	tp.addRow("backend", s.Backend)
-	tp.addRow("address", s.Address)
-	tp.addRow("read only", s.ReadOnly)
-	tp.addRow("keys", s.Keys)
-	tp.addRow("used", humanBytes(s.UsedBytes))
-	tp.addRow("capacity", humanBytes(s.CapacityBytes))
-	tp.addRow("soft-pinned keys", s.SoftPinnedKeys)
-	tp.addRow("evicted keys", s.EvictedKeys)
-	tp.addRow("evicted bytes", humanBytes(s.EvictedBytes))
-	tp.addRow("eviction attempts", s.EvictionAttempts)
-	tp.addRow("puts of existing keys", s.PutsExisting)
-	tp.addRow("allocation failures", s.AllocationFailure)
-	for _, seg := range s.Segments {
-		tp.addRow("segment "+seg.Name, fmt.Sprintf("%s of %s", humanBytes(seg.UsedBytes), humanBytes(seg.CapacityBytes)))
-	}
-	return tp.render()
 }

@@ -1,7 +1,13 @@
-// Package cmd holds kvctl's cobra commands: one file per command, flags bound
-// to an options struct, and glue from flags to the packages that do the work.
-// It owns the IO streams, the printers and the mapping from errors to exit
-// codes; nothing below cmd prints.
+// Package cmd holds kvctl's cobra commands and the glue from flags to the
+// packages that do the work. Each command lives in the file named for it
+// (keys.go, holes.go; pool's subcommands in pool_stat.go, pool_ls.go, ...),
+// with its helpers beside it in COMMAND_TOPIC.go files (keys_result.go,
+// serve_http.go). A command with flags of its own binds them to an options
+// struct (keysOptions, poolGetOptions), and its RunE checks them and calls a
+// run function (runKeys, runPoolGet). The flags every command shares are
+// globalOptions (global.go); the printers are in output.go, the IO streams
+// in iostreams.go and the mapping from errors to exit codes in exitcode.go.
+// Nothing below cmd prints.
 package cmd
 
 import (
@@ -86,12 +92,7 @@ Exit codes: 0 ok, 1 failure, 2 usage error, 3 verification failed,
 	root.SetOut(ios.Out)
 	root.SetErr(ios.ErrOut)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return asUsage(err) })
-	pf := root.PersistentFlags()
-	pf.StringVarP(&g.Output, "output", "o", "table", "output format: table or json (and keys or jsonl where a command offers them)")
-	pf.StringVar(&g.Color, "color", "auto", "colour: auto (terminal, NO_COLOR unset, TERM not dumb), always or never")
-	pf.BoolVarP(&g.Quiet, "quiet", "q", false, "print no progress or notes on stderr")
-	pf.StringVar(&g.CPUProfile, "cpuprofile", "", "write a CPU profile of the command to this file (go tool pprof)")
-	pf.StringVar(&g.ExecTrace, "exectrace", "", "write an execution trace of the command to this file (go tool trace)")
+	g.register(root.PersistentFlags())
 	for _, c := range subcommands(ios, g) {
 		root.AddCommand(c)
 	}
@@ -145,21 +146,6 @@ func subcommands(ios *IOStreams, g *globalOptions) []*cobra.Command {
 		newDevicesCmd(ios, g),
 		newServeCmd(ios, g),
 	}
-}
-
-func (g *globalOptions) validate(ios *IOStreams) error {
-	switch g.Color {
-	case "auto", "always", "never":
-		ios.ColorMode = g.Color
-	default:
-		return usagef("--color %q: want auto, always or never", g.Color)
-	}
-	switch g.Output {
-	case "table", "json", "jsonl", "keys":
-	default:
-		return usagef("--output %q: want one of table, json, jsonl, keys", g.Output)
-	}
-	return nil
 }
 
 // exactArgs is cobra.ExactArgs with a usage error.

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"strings"
 
@@ -9,36 +10,11 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newPoolLsCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
-	p := &poolFlag{}
-	var prefix string
-	c := &cobra.Command{
-		Use:     "ls --pool URL [--prefix P]",
-		Short:   "List a pool's keys, one per line",
-		Long:    "List a pool's readable keys, one per line, in no particular order." + poolExitCodes,
-		Example: "$ kvctl pool ls --pool mooncake://10.0.0.5:9003 --prefix trtllm/llama/ > keys.txt",
-		Args:    noArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			return withPool(c.Context(), ios, p, func(st pool.Store) error {
-				l, ok := st.(pool.Lister)
-				if !ok {
-					return fmt.Errorf("pool %s cannot list its keys", p.URL)
-				}
-				w := bufio.NewWriterSize(ios.Out, 1<<16)
-				err := l.List(c.Context(), prefix, func(k string) error {
-					_, err := w.WriteString(k + "\n")
-					return err
-				})
-				if ferr := w.Flush(); err == nil {
-					err = ferr
-				}
-				return err
-			})
-		},
-	}
-	p.register(c.Flags())
-	c.Flags().StringVar(&prefix, "prefix", "", "list only keys that start with this prefix")
-	return c
+// poolExistOptions are pool exist's flags and arguments.
+type poolExistOptions struct {
+	Pool     poolFlag
+	KeysFrom string
+	Keys     []string // the arguments
 }
 
 // existEntry is one line of pool exist -o json.
@@ -48,8 +24,7 @@ type existEntry struct {
 }
 
 func newPoolExistCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
-	p := &poolFlag{}
-	var keysFrom string
+	opts := &poolExistOptions{}
 	c := &cobra.Command{
 		Use:   "exist --pool URL KEY... | --keys-from FILE",
 		Short: "Probe keys read-only: 1 present, 0 absent, negative a failed probe",
@@ -61,22 +36,29 @@ batch_is_exist spells it: 1 present, 0 absent, negative = the probe failed
 			if err := g.checkOutput("table", "json"); err != nil {
 				return err
 			}
-			keyList, err := gatherKeys(ios, args, keysFrom)
-			if err != nil {
-				return err
-			}
-			return withPool(c.Context(), ios, p, func(st pool.Store) error {
-				status := make([]int, len(keyList))
-				if err := st.Exist(c.Context(), keyList, status); err != nil {
-					return err
-				}
-				return printExist(ios, g, keyList, status)
-			})
+			opts.Keys = args
+			return runPoolExist(c.Context(), ios, g, opts)
 		},
 	}
-	p.register(c.Flags())
-	c.Flags().StringVar(&keysFrom, "keys-from", "", "read keys from FILE, one per line (- for stdin)")
+	opts.Pool.register(c.Flags())
+	c.Flags().StringVar(&opts.KeysFrom, "keys-from", "", "read keys from FILE, one per line (- for stdin)")
 	return c
+}
+
+// runPoolExist probes the keys given as arguments or in --keys-from and
+// prints each one's status.
+func runPoolExist(ctx context.Context, ios *IOStreams, g *globalOptions, o *poolExistOptions) error {
+	keyList, err := gatherKeys(ios, o.Keys, o.KeysFrom)
+	if err != nil {
+		return err
+	}
+	return withPool(ctx, ios, &o.Pool, func(st pool.Store) error {
+		status := make([]int, len(keyList))
+		if err := st.Exist(ctx, keyList, status); err != nil {
+			return err
+		}
+		return printExist(ios, g, keyList, status)
+	})
 }
 
 // gatherKeys takes keys from the arguments or from a file, not both.

@@ -1,0 +1,59 @@
+package cmd
+
+// The flags every command shares (--output, --color, --quiet, profiling)
+// and the checks on them.
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// globalOptions are the flags every command shares.
+type globalOptions struct {
+	Output string
+	Color  string
+	Quiet  bool
+	// CPUProfile is --cpuprofile's file and ExecTrace --exectrace's; profile is
+	// what is being written to them.
+	CPUProfile string
+	ExecTrace  string
+	profile    *profiling
+}
+
+// checkOutput refuses an --output value the command does not offer.
+func (g *globalOptions) checkOutput(allowed ...string) error {
+	if slices.Contains(allowed, g.Output) {
+		return nil
+	}
+	return usagef("--output %q is not offered here (want %s)", g.Output, strings.Join(allowed, ", "))
+}
+
+// isJSON reports whether the output is machine-readable (json or jsonl).
+func (g *globalOptions) isJSON() bool { return g.Output == "json" || g.Output == "jsonl" }
+
+// register binds the shared flags to g.
+func (g *globalOptions) register(pf *pflag.FlagSet) {
+	pf.StringVarP(&g.Output, "output", "o", "table", "output format: table or json (and keys or jsonl where a command offers them)")
+	pf.StringVar(&g.Color, "color", "auto", "colour: auto (terminal, NO_COLOR unset, TERM not dumb), always or never")
+	pf.BoolVarP(&g.Quiet, "quiet", "q", false, "print no progress or notes on stderr")
+	pf.StringVar(&g.CPUProfile, "cpuprofile", "", "write a CPU profile of the command to this file (go tool pprof)")
+	pf.StringVar(&g.ExecTrace, "exectrace", "", "write an execution trace of the command to this file (go tool trace)")
+}
+
+// validate checks --color and --output and sets the streams' colour mode.
+func (g *globalOptions) validate(ios *IOStreams) error {
+	switch g.Color {
+	case "auto", "always", "never":
+		ios.ColorMode = g.Color
+	default:
+		return usagef("--color %q: want auto, always or never", g.Color)
+	}
+	switch g.Output {
+	case "table", "json", "jsonl", "keys":
+	default:
+		return usagef("--output %q: want one of table, json, jsonl, keys", g.Output)
+	}
+	return nil
+}

@@ -1,0 +1,105 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/kvctl/kvctl/pool"
+	"github.com/spf13/cobra"
+)
+
+// maxGetBytes bounds the buffer pool get grows to while looking for a
+// value's size, on a store that cannot tell it (no pool.Sizer).
+const maxGetBytes = 4 << 30
+
+// poolGetOptions are pool get's flags and argument.
+type poolGetOptions struct {
+	Pool poolFlag
+	To   string
+	Key  string // the argument
+}
+
+func newPoolGetCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
+	opts := &poolGetOptions{}
+	c := &cobra.Command{
+		Use:     "get --pool URL KEY [--to FILE]",
+		Short:   "Print a stored value's bytes, or write them to a file",
+		Long:    "Print a stored value's bytes to stdout, or write them to --to FILE. Exits 1 when the key is absent." + poolExitCodes,
+		Example: "$ kvctl pool get --pool redis://127.0.0.1:6379/0 trtllm/m/w1r0/lg0/t32b65536/0123... --to page.bin",
+		Args:    exactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Key = args[0]
+			return runPoolGet(c.Context(), ios, g, opts)
+		},
+	}
+	opts.Pool.register(c.Flags())
+	c.Flags().StringVar(&opts.To, "to", "", "write the value to FILE instead of stdout")
+	return c
+}
+
+// runPoolGet writes the key's value to stdout or to --to.
+func runPoolGet(ctx context.Context, ios *IOStreams, _ *globalOptions, o *poolGetOptions) error {
+	return withPool(ctx, ios, &o.Pool, func(st pool.Store) error {
+		val, err := getValue(ctx, st, o.Key)
+		if err != nil {
+			return err
+		}
+		if o.To == "" {
+			_, err = ios.Out.Write(val)
+			return err
+		}
+		return os.WriteFile(o.To, val, 0o644)
+	})
+}
+
+// getValue reads one value: at its size when the store can tell it
+// (pool.Sizer), else into a buffer grown until the value fits.
+func getValue(ctx context.Context, st pool.Store, key string) ([]byte, error) {
+	if sz, ok := st.(pool.Sizer); ok {
+		return getSized(ctx, st, sz, key)
+	}
+	return getGrowing(ctx, st, key)
+}
+
+// getSized asks the value's size, then reads it once.
+func getSized(ctx context.Context, st pool.Store, sz pool.Sizer, key string) ([]byte, error) {
+	size := make([]int64, 1)
+	if err := sz.Sizes(ctx, []string{key}, size); err != nil {
+		return nil, err
+	}
+	if size[0] < 0 {
+		return nil, &pool.Error{Code: pool.Code(size[0]), Op: "get", Key: key}
+	}
+	buf := make([]byte, size[0])
+	n := make([]int64, 1)
+	if err := st.Get(ctx, []string{key}, [][]byte{buf}, n); err != nil {
+		return nil, err
+	}
+	switch {
+	case n[0] >= 0:
+		return buf[:n[0]], nil
+	case pool.Code(n[0]) == pool.InvalidParams:
+		return nil, &pool.Error{Code: pool.InvalidParams, Op: "get", Key: key, Err: fmt.Errorf("value of %d bytes not readable as bytes (a metadata-only pool, or a value replaced while read)", size[0])}
+	}
+	return nil, &pool.Error{Code: pool.Code(n[0]), Op: "get", Key: key}
+}
+
+// getGrowing reads one value into a buffer of 1 MiB, then 4 MiB, ... up to
+// maxGetBytes, until it fits.
+func getGrowing(ctx context.Context, st pool.Store, key string) ([]byte, error) {
+	n := make([]int64, 1)
+	for size := 1 << 20; size <= maxGetBytes; size *= 4 {
+		buf := make([]byte, size)
+		if err := st.Get(ctx, []string{key}, [][]byte{buf}, n); err != nil {
+			return nil, err
+		}
+		switch {
+		case n[0] >= 0:
+			return buf[:n[0]], nil
+		case pool.Code(n[0]) != pool.InvalidParams:
+			return nil, &pool.Error{Code: pool.Code(n[0]), Op: "get", Key: key}
+		}
+	}
+	return nil, &pool.Error{Code: pool.InvalidParams, Op: "get", Key: key, Err: fmt.Errorf("value larger than %d bytes or not readable as bytes", maxGetBytes)}
+}

@@ -1,0 +1,105 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/kvctl/kvctl/pool"
+	"github.com/spf13/cobra"
+)
+
+// poolPutOptions are pool put's flags and argument.
+type poolPutOptions struct {
+	Pool         poolFlag
+	From         string
+	SoftPinTTLMS int64
+	Group        string
+	HardPin      bool
+	Key          string // the argument
+	// softPinWanted is whether --soft-pin-ttl-ms was given.
+	softPinWanted bool
+}
+
+func newPoolPutCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
+	opts := &poolPutOptions{}
+	c := &cobra.Command{
+		Use:   "put --pool URL KEY --from FILE",
+		Short: "Store a value if its key is absent",
+		Long: `Store FILE's bytes under KEY if the key is absent. A put never overwrites: when
+the key exists the command exits 0 and says on stderr that the stored value was
+kept (Mooncake's OBJECT_ALREADY_EXISTS, which its client reports as success).` + poolExitCodes,
+		Example: "$ kvctl pool put --pool mem://?snapshot=pool.snap k1 --from page.bin --soft-pin-ttl-ms 60000",
+		Args:    exactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Key = args[0]
+			opts.softPinWanted = c.Flags().Changed("soft-pin-ttl-ms")
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			return runPoolPut(c.Context(), ios, g, opts)
+		},
+	}
+	fs := c.Flags()
+	opts.Pool.register(fs)
+	fs.StringVar(&opts.From, "from", "", "file with the value's bytes (- for stdin)")
+	fs.Int64Var(&opts.SoftPinTTLMS, "soft-pin-ttl-ms", 0, "soft-pin the value for this many milliseconds from publish")
+	fs.StringVar(&opts.Group, "group", "", "eviction group id")
+	fs.BoolVar(&opts.HardPin, "hard-pin", false, "never evict the value (it stays removable)")
+	return c
+}
+
+func (o *poolPutOptions) validate() error {
+	if o.From == "" {
+		return usagef("--from is required")
+	}
+	if o.softPinWanted && o.SoftPinTTLMS <= 0 {
+		return usagef("--soft-pin-ttl-ms must be positive, got %d", o.SoftPinTTLMS)
+	}
+	return nil
+}
+
+// runPoolPut stores --from's bytes under the key; a key that exists keeps
+// its value, with a note on stderr.
+func runPoolPut(ctx context.Context, ios *IOStreams, g *globalOptions, o *poolPutOptions) error {
+	item, err := o.putItem(ios)
+	if err != nil {
+		return err
+	}
+	return withPool(ctx, ios, &o.Pool, func(st pool.Store) error {
+		res := make([]pool.Code, 1)
+		if err := st.Put(ctx, []pool.PutItem{item}, res); err != nil {
+			return err
+		}
+		switch res[0] {
+		case pool.OK:
+			return nil
+		case pool.ObjectAlreadyExists:
+			if !g.Quiet {
+				fmt.Fprintf(ios.ErrOut, "note: %q already exists: the stored value was kept (a put never overwrites)\n", o.Key)
+			}
+			return nil
+		}
+		return &pool.Error{Code: res[0], Op: "put", Key: o.Key}
+	})
+}
+
+// putItem reads --from and spells the put the flags ask for.
+func (o *poolPutOptions) putItem(ios *IOStreams) (pool.PutItem, error) {
+	name, r, err := openInput(ios, o.From)
+	if err != nil {
+		return pool.PutItem{}, asUsage(fmt.Errorf("--from: %w", err))
+	}
+	val, err := io.ReadAll(r)
+	r.Close()
+	if err != nil {
+		return pool.PutItem{}, fmt.Errorf("reading %q: %w", name, err)
+	}
+	item := pool.PutItem{Key: o.Key, Value: val, Options: pool.PutOptions{GroupID: o.Group, HardPin: o.HardPin}}
+	if o.softPinWanted {
+		item.Options.SoftPin = pool.SoftPinEnable
+		item.Options.SoftPinTTL = time.Duration(o.SoftPinTTLMS) * time.Millisecond
+	}
+	return item, nil
+}
