@@ -1,7 +1,9 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
+	"net/url"
 	"time"
 
 	"github.com/kvctl/kvctl/engine"
@@ -30,6 +32,24 @@ func openEmbeddedPool(clock *engine.Clock, capacity int64) (pool.Store, error) {
 		return nil, fmt.Errorf("opening the embedded pool for the run: %w", err)
 	}
 	return s, nil
+}
+
+// openServePool opens serve's --pool. A mem:// pool runs its leases, soft
+// pins and eviction on the engine's clock, as the default embedded pool
+// does, whatever its URL says of eviction: a replay's time is virtual, and
+// a pool on the wall clock would hold leases for minutes of replay time and
+// starve its eviction. Other pools keep their own clocks.
+func openServePool(ctx context.Context, rawURL string, clock *engine.Clock) (pool.Store, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Scheme != "mem" {
+		return pool.Open(ctx, rawURL)
+	}
+	opts, err := mem.ParseURL(u)
+	if err != nil {
+		return nil, err
+	}
+	opts.Now, opts.Eviction = clock.Now, mem.EvictManual
+	return mem.New(opts)
 }
 
 // runPoolCapacity is the capacity of an embedded pool that holds all a

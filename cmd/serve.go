@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/kvctl/kvctl/engine"
-	"github.com/kvctl/kvctl/pool"
 	"github.com/kvctl/kvctl/workload"
 	"github.com/spf13/cobra"
 )
@@ -126,11 +125,12 @@ func checkServeReport(rep engine.Report) error {
 	return nil
 }
 
-// attachPool opens --pool, or an embedded pool sized for the run on the
-// replay's clock.
+// attachPool opens --pool (a mem:// one on the replay's clock), or an
+// embedded pool sized for the run on the replay's clock.
 func (o *serveOptions) attachPool(ctx context.Context, ios *IOStreams, cfg *engine.Config, src workload.Source) error {
+	cfg.Clock = engine.NewClock()
 	if o.Pool != "" {
-		st, err := pool.Open(ctx, o.Pool)
+		st, err := openServePool(ctx, o.Pool, cfg.Clock)
 		cfg.Pool = st
 		return err
 	}
@@ -138,7 +138,6 @@ func (o *serveOptions) attachPool(ctx context.Context, ios *IOStreams, cfg *engi
 	if err != nil {
 		return err // a bad line is workload.ErrBadInput (exit 2); a failed read exits 1
 	}
-	cfg.Clock = engine.NewClock()
 	st, err := openEmbeddedPool(cfg.Clock, runPoolCapacity(cfg.Keys.Layout, tokens))
 	cfg.Pool = st
 	return err

@@ -21,10 +21,10 @@ func runServeHTTP(ctx context.Context, ios *IOStreams, g *globalOptions, o *serv
 		st  pool.Store
 		err error
 	)
+	cfg.Clock = engine.NewClock()
 	if o.Pool != "" {
-		st, err = pool.Open(ctx, o.Pool)
+		st, err = openServePool(ctx, o.Pool, cfg.Clock)
 	} else {
-		cfg.Clock = engine.NewClock()
 		st, err = openEmbeddedPool(cfg.Clock, defaultLiveCapacity)
 	}
 	if err != nil {
