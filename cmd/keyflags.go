@@ -58,7 +58,7 @@ func (f *keyFlags) registerWithDefaults(fs *pflag.FlagSet, scopeFlags bool, defa
 		fs.Int64Var(&f.LoRATaskID, "lora-task-id", 0, "LoRA task id of the request (0 is a task id, not 'none')")
 		fs.StringArrayVar(&f.MMHashes, "mm-hash", nil, "multimodal item hash as 8 comma-separated int32 values, in prompt order (repeatable)")
 	}
-	fs.StringVar(&f.Namespace, "namespace", "", "key namespace (default: the Mooncake config's namespace, else trtllm)")
+	fs.StringVar(&f.Namespace, "namespace", "", "first segment of every page key, spelled as given, empty included (default: namespace from the Mooncake config, or under trtllm-fork and trtllm-legacy $"+connector.CachePrefixEnv+" or its cache_prefix; else trtllm)")
 	fs.StringVar(&f.ModelKey, "model-key", "", "model key of the page keys (default: the Mooncake config's model_key)")
 	fs.IntVar(&f.TP, "tp", 1, "tensor-parallel size: shards are keyed w{tp}r{rank}")
 	fs.IntVar(&f.Rank, "rank", 0, "TP rank whose shard is keyed")
@@ -69,17 +69,20 @@ func (f *keyFlags) registerWithDefaults(fs *pflag.FlagSet, scopeFlags bool, defa
 	fs.StringArrayVar(&f.LayerGroups, "layer-group", nil, "layer group as ID:BYTES_PER_PAGE, e.g. 0:64KiB (repeatable; default "+defaultLG+")")
 	fs.StringArrayVar(&f.Replicated, "replicated-layer-group", nil, "replicated layer group as ID:BYTES_PER_PAGE, keyed 'replicated' (repeatable)")
 	fs.BoolVar(&f.GroupKeys, "group-keys", false, "also spell each block's eviction group key")
-	fs.StringVar(&f.MooncakeConfig, "mooncake-config", "", "Mooncake client JSON (default $MOONCAKE_CONFIG_PATH): namespace, model_key")
+	fs.StringVar(&f.MooncakeConfig, "mooncake-config", "", "Mooncake client JSON (default $MOONCAKE_CONFIG_PATH): namespace (cache_prefix under trtllm-fork and trtllm-legacy), model_key")
 	fs.StringVar(&f.LLMConfig, "llm-config", "", "TensorRT-LLM extra LLM-API YAML: tokens_per_block, enable_attention_dp, speculative_config")
 }
 
-// resolve builds the key settings: the configuration files first, then
-// the flags, which win over the files, then one check (Settings.Validate).
+// resolve builds the key settings: the seed scheme (which decides how the
+// files are read), then the configuration files and the environment, then
+// the flags, which win over both, then one check (Settings.Validate). A
+// namespace none of them names is keys.DefaultNamespace.
 func (f *keyFlags) resolve(c *cobra.Command, getenv func(string) string) (keys.Settings, error) {
-	var s keys.Settings
+	s := keys.Settings{Scheme: keys.Scheme(f.Scheme), Namespace: keys.Namespace{Name: keys.DefaultNamespace}}
 	if err := f.applyFiles(getenv, &s); err != nil {
 		return s, err
 	}
+	connector.ApplyKeysEnv(&s, getenv)
 	if err := f.applyFlags(c, &s); err != nil {
 		return s, err
 	}
@@ -112,10 +115,10 @@ func (f *keyFlags) applyFiles(getenv func(string) string, s *keys.Settings) erro
 }
 
 // applyFlags sets the flags onto s: a flag given on the command line
-// always, a default only where the files left the field unset.
+// always (--namespace "" included: an empty first segment), a default
+// only where the files left the field unset.
 func (f *keyFlags) applyFlags(c *cobra.Command, s *keys.Settings) error {
 	given := c.Flags().Changed
-	s.Scheme = keys.Scheme(f.Scheme)
 	if given("tokens-per-block") || s.Layout.TokensPerBlock == 0 {
 		s.Layout.TokensPerBlock = f.TokensPerBlock
 	}
@@ -125,11 +128,8 @@ func (f *keyFlags) applyFlags(c *cobra.Command, s *keys.Settings) error {
 	if given("lookahead") {
 		s.Lookahead = f.Lookahead
 	}
-	if given("namespace") || s.Namespace.Name == "" {
+	if given("namespace") {
 		s.Namespace.Name = f.Namespace
-	}
-	if s.Namespace.Name == "" {
-		s.Namespace.Name = keys.DefaultNamespace
 	}
 	if given("model-key") || s.Namespace.ModelKey == "" {
 		s.Namespace.ModelKey = f.ModelKey

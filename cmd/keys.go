@@ -37,6 +37,18 @@ Without --model-key only block hashes are printed: key strings need the model ke
 Blocks the connector would offer (all but the block holding the last prompt token)
 are marked in the table.
 
+The first segment of every key is the Mooncake config's namespace, read as
+TensorRT-LLM reads it: absent is trtllm, "" an empty segment ("/model/..."), null
+the string None. Under --scheme trtllm-fork and trtllm-legacy it is the config's
+cache_prefix instead, and a non-empty $TRTLLM_MOONCAKE_STORE_PREFIX wins over it.
+--namespace wins over all of them.
+
+Reconstructed, not from public code: the framed scope seed combined with prompt
+lookahead (scheme trtllm, TensorRT-LLM PR #21195, whose code is not public: the
+public builds have either the framed scope without lookahead or lookahead with
+the fork's seed), the eviction group key spelling (--group-keys), and the prompt
+lookahead derived from --llm-config's speculative_config. See docs/keys.md.
+
 Output: table (default), json, jsonl (one object per request), keys (one page key
 per line, to pipe into other tools).
 

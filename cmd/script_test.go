@@ -27,6 +27,7 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("NO_COLOR", "1")
 			env.Setenv("MOONCAKE_CONFIG_PATH", "")
+			env.Setenv("TRTLLM_MOONCAKE_STORE_PREFIX", "")
 			for _, k := range []string{"KVCTL_TEST_REDIS_URL"} {
 				env.Setenv(k, os.Getenv(k))
 			}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kvctl/kvctl/keys"
 	"github.com/kvctl/kvctl/size"
 	"github.com/kvctl/kvctl/transfer"
 )
@@ -24,7 +25,8 @@ const (
 	DefaultGlobalSegmentSize  = 3355443200
 	DefaultLocalBufferSize    = 1 << 30
 	DefaultRole               = RoleBoth
-	DefaultNamespace          = "trtllm"
+	DefaultNamespace          = keys.DefaultNamespace
+	DefaultCachePrefix        = keys.DefaultNamespace
 	DefaultTransferBatchSize  = transfer.DefaultBatch
 	DefaultStagingBufferBytes = transfer.DefaultStagingBytes
 	DefaultAsyncLoadWorkers   = transfer.DefaultWorkers
@@ -66,9 +68,17 @@ type MooncakeConfig struct {
 	GlobalSegmentSize   int64  `json:"global_segment_size"`
 	LocalBufferSize     int64  `json:"local_buffer_size"`
 	Role                string `json:"role"`
-	Namespace           string `json:"namespace"`
-	ModelKey            string `json:"model_key,omitempty"`
-	TransferBatchSize   int    `json:"transfer_batch_size"`
+	// Namespace is the first segment of page keys as upstream's config.py
+	// reads it: DefaultNamespace when the key is absent, "" when it is "",
+	// "None" when it is null (Python's str(None)).
+	Namespace string `json:"namespace"`
+	// CachePrefix is cache_prefix, the first segment of page keys in the
+	// builds of schemes trtllm-fork and trtllm-legacy, read the same way
+	// (DefaultCachePrefix when absent, "None" when null). Those builds do
+	// not read namespace; the current one does not read cache_prefix.
+	CachePrefix       string `json:"cache_prefix,omitempty"`
+	ModelKey          string `json:"model_key,omitempty"`
+	TransferBatchSize int    `json:"transfer_batch_size"`
 	// StageThroughHost is nil when the file does not say: the caller
 	// decides (staging when GPU memory cannot be registered with the pool).
 	StageThroughHost   *bool `json:"stage_through_host,omitempty"`
@@ -82,7 +92,9 @@ type MooncakeConfig struct {
 // are a non-negative integer or a string with a binary unit ("3GiB"; decimal
 // units such as "3GB" are refused, since other readers of the file take them
 // as powers of 1024), master_server_address is required, role is one of
-// Roles. Unset keys get the defaults of spec/mooncake-pool.md.
+// Roles. Unset keys get the defaults of spec/mooncake-pool.md. A null is an
+// unset key, except for namespace and cache_prefix, which upstream turns
+// into the string "None".
 func LoadMooncakeConfig(path string) (MooncakeConfig, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -101,7 +113,8 @@ func ParseMooncakeConfig(data []byte) (MooncakeConfig, error) {
 	c := MooncakeConfig{
 		MetadataServer: DefaultMetadataServer, Protocol: DefaultProtocol,
 		GlobalSegmentSize: DefaultGlobalSegmentSize, LocalBufferSize: DefaultLocalBufferSize,
-		Role: DefaultRole, Namespace: DefaultNamespace, TransferBatchSize: DefaultTransferBatchSize,
+		Role: DefaultRole, Namespace: DefaultNamespace, CachePrefix: DefaultCachePrefix,
+		TransferBatchSize:  DefaultTransferBatchSize,
 		StagingBufferBytes: DefaultStagingBufferBytes, AsyncLoadWorkers: DefaultAsyncLoadWorkers,
 	}
 	var raw map[string]json.RawMessage
@@ -117,7 +130,7 @@ func ParseMooncakeConfig(data []byte) (MooncakeConfig, error) {
 	}
 	for _, f := range mooncakeFields(&c) {
 		v, ok := raw[f.name]
-		if !ok || string(v) == "null" {
+		if !ok || (string(v) == "null" && !nullIsValue(f.name)) {
 			continue
 		}
 		if err := f.set(v); err != nil {
@@ -133,6 +146,10 @@ type configField struct {
 	set  func(json.RawMessage) error
 }
 
+// nullIsValue reports the keys upstream reads with str(), so that a null
+// is the string "None" rather than an unset key.
+func nullIsValue(name string) bool { return name == "namespace" || name == "cache_prefix" }
+
 func mooncakeFields(c *MooncakeConfig) []configField {
 	return []configField{
 		{"master_server_address", stringField(&c.MasterServerAddress, false)},
@@ -144,7 +161,8 @@ func mooncakeFields(c *MooncakeConfig) []configField {
 		{"global_segment_size", sizeField(&c.GlobalSegmentSize)},
 		{"local_buffer_size", sizeField(&c.LocalBufferSize)},
 		{"role", stringField(&c.Role, true)},
-		{"namespace", stringField(&c.Namespace, false)},
+		{"namespace", pythonStrField(&c.Namespace)},
+		{"cache_prefix", pythonStrField(&c.CachePrefix)},
 		{"model_key", stringField(&c.ModelKey, false)},
 		{"transfer_batch_size", intField(&c.TransferBatchSize)},
 		{"stage_through_host", func(v json.RawMessage) error {
@@ -178,6 +196,19 @@ func stringField(dst *string, keepDefault bool) func(json.RawMessage) error {
 			*dst = s
 		}
 		return nil
+	}
+}
+
+// pythonStrField sets a string as upstream's str(raw.get(key, default))
+// does for a string or a null: a string as written, null as "None". Other
+// JSON values are refused rather than spelled as Python would spell them.
+func pythonStrField(dst *string) func(json.RawMessage) error {
+	return func(v json.RawMessage) error {
+		if string(v) == "null" {
+			*dst = "None"
+			return nil
+		}
+		return stringField(dst, false)(v)
 	}
 }
 

@@ -20,6 +20,7 @@ func addConfigSeeds(f *testing.F, pattern string) {
 // FuzzParseMooncakeConfig checks that whatever is accepted is valid.
 func FuzzParseMooncakeConfig(f *testing.F) {
 	addConfigSeeds(f, "testdata/config-mooncake-*.json")
+	f.Add([]byte(`{"master_server_address": "m", "namespace": "", "cache_prefix": null}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := ParseMooncakeConfig(data)
 		if err != nil {

@@ -2,10 +2,39 @@ package connector
 
 import "github.com/kvctl/kvctl/keys"
 
-// ApplyKeys sets on s what the Mooncake client JSON says about page keys:
-// the namespace and the model key. Everything else in s is left as it is.
+// CachePrefixEnv names the environment variable that overrides the key
+// prefix in the builds of schemes trtllm-fork and trtllm-legacy
+// (ApplyKeysEnv). The current build does not read it.
+const CachePrefixEnv = "TRTLLM_MOONCAKE_STORE_PREFIX"
+
+// ApplyKeys sets on s what the Mooncake client JSON says about page keys,
+// as the build of s's scheme reads the file: the model key, and the first
+// segment of the keys, which is namespace under scheme trtllm and
+// cache_prefix under trtllm-fork and trtllm-legacy (each already holds
+// its default when the file leaves it out). Set s.Scheme first; everything
+// else in s is left as it is.
 func (c MooncakeConfig) ApplyKeys(s *keys.Settings) {
 	s.Namespace.Name, s.Namespace.ModelKey = c.Namespace, c.ModelKey
+	if readsCachePrefix(s.SeedScheme()) {
+		s.Namespace.Name = c.CachePrefix
+	}
+}
+
+// ApplyKeysEnv applies what the environment says about page keys: under
+// schemes trtllm-fork and trtllm-legacy a non-empty CachePrefixEnv
+// replaces the key prefix, whatever the client JSON says, as those builds
+// apply their environment overrides after reading the file. Under scheme
+// trtllm, which reads no such variable, s is left as it is.
+func ApplyKeysEnv(s *keys.Settings, getenv func(string) string) {
+	if p := getenv(CachePrefixEnv); p != "" && readsCachePrefix(s.SeedScheme()) {
+		s.Namespace.Name = p
+	}
+}
+
+// readsCachePrefix reports the schemes whose builds name the key prefix
+// cache_prefix (and CachePrefixEnv) rather than namespace.
+func readsCachePrefix(scheme keys.Scheme) bool {
+	return scheme == keys.SchemeFork || scheme == keys.SchemeLegacy
 }
 
 // ApplyKeys sets on s what the LLM-API YAML says about page keys: tokens

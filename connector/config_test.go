@@ -20,12 +20,12 @@ func TestLoadMooncakeConfig(t *testing.T) {
 		{"testdata/config-mooncake-full.json", MooncakeConfig{
 			MasterServerAddress: "10.0.0.1:50051", MetadataServer: "etcd://10.0.0.1:2379", Protocol: "tcp",
 			DeviceName: "mlx5_0", LocalHostname: "10.0.0.5", GlobalSegmentSize: 16 << 30, LocalBufferSize: 512 << 20,
-			Role: "producer", Namespace: "prod", ModelKey: "deepseek-r1-fp4", TransferBatchSize: 128,
+			Role: "producer", Namespace: "prod", CachePrefix: "trtllm", ModelKey: "deepseek-r1-fp4", TransferBatchSize: 128,
 			StageThroughHost: boolp(true), StagingBufferBytes: 2 << 30, AsyncLoad: true, AsyncLoadWorkers: 4,
 		}},
 		{"testdata/config-mooncake-minimal.json", MooncakeConfig{
 			MasterServerAddress: "127.0.0.1:50051", MetadataServer: "P2PHANDSHAKE", Protocol: "rdma",
-			GlobalSegmentSize: 3355443200, LocalBufferSize: 1 << 30, Role: "both", Namespace: "trtllm",
+			GlobalSegmentSize: 3355443200, LocalBufferSize: 1 << 30, Role: "both", Namespace: "trtllm", CachePrefix: "trtllm",
 			TransferBatchSize: 64, StagingBufferBytes: 1 << 30, AsyncLoadWorkers: 1,
 		}},
 	}
@@ -56,6 +56,7 @@ func TestLoadMooncakeConfigErrors(t *testing.T) {
 		{`null`, "not a JSON object: null"},
 		{`{"master_server_address": "m"} {}`, "more data after the object"},
 		{`{"master_server_address": 5}`, "master_server_address: want a string, got 5"},
+		{`{"master_server_address": "m", "namespace": 5}`, "namespace: want a string, got 5"},
 		{`{"master_server_address": "m", "role": "reader"}`, `role "reader" is not one of both, producer, consumer, capacity`},
 		{`{"master_server_address": "m", "local_buffer_size": "1MB"}`, `local_buffer_size: size "1MB": decimal unit`},
 		{`{"master_server_address": "m", "local_buffer_size": -1}`, "local_buffer_size: size -1 is negative"},
@@ -84,7 +85,10 @@ func TestParseMooncakeConfigValues(t *testing.T) {
 		{`{"master_server_address": "m", "global_segment_size": 3e9}`, func(c MooncakeConfig) bool { return c.GlobalSegmentSize == 3e9 }},
 		{`{"master_server_address": "m", "global_segment_size": "1.5GiB"}`, func(c MooncakeConfig) bool { return c.GlobalSegmentSize == 3<<29 }},
 		{`{"master_server_address": "m", "metadata_server": ""}`, func(c MooncakeConfig) bool { return c.MetadataServer == "P2PHANDSHAKE" }},
-		{`{"master_server_address": "m", "namespace": null}`, func(c MooncakeConfig) bool { return c.Namespace == "trtllm" }},
+		{`{"master_server_address": "m"}`, func(c MooncakeConfig) bool { return c.Namespace == "trtllm" && c.CachePrefix == "trtllm" }},
+		{`{"master_server_address": "m", "namespace": ""}`, func(c MooncakeConfig) bool { return c.Namespace == "" }},
+		{`{"master_server_address": "m", "namespace": null}`, func(c MooncakeConfig) bool { return c.Namespace == "None" }},
+		{`{"master_server_address": "m", "cache_prefix": null}`, func(c MooncakeConfig) bool { return c.CachePrefix == "None" && c.Namespace == "trtllm" }},
 		{`{"master_server_address": "m", "stage_through_host": false}`, func(c MooncakeConfig) bool { return c.StageThroughHost != nil && !*c.StageThroughHost }},
 	}
 	for _, tt := range tests {

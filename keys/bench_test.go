@@ -102,7 +102,7 @@ func BenchmarkAppendJSONTokens(b *testing.B) {
 // two layer groups and one replicated group (9 keys).
 func BenchmarkAppendBlockKeys(b *testing.B) {
 	l := Layout{TokensPerBlock: 32, LayerGroups: []LayerGroup{{0, 65536}, {1, 4096}}, Replicated: []LayerGroup{{2, 1024}}, World: 4, Ranks: []int{0, 1, 2, 3}}
-	ns := Namespace{ModelKey: "deepseek-r1"}
+	ns := Namespace{Name: DefaultNamespace, ModelKey: "deepseek-r1"}
 	dst := make([]string, 0, 16)
 	b.ReportAllocs()
 	for b.Loop() {
@@ -134,7 +134,7 @@ func BenchmarkExtendAll(b *testing.B) {
 // BenchmarkBlockKeys is BenchmarkAppendBlockKeys with the speller made once.
 func BenchmarkBlockKeys(b *testing.B) {
 	l := Layout{TokensPerBlock: 32, LayerGroups: []LayerGroup{{0, 65536}, {1, 4096}}, Replicated: []LayerGroup{{2, 1024}}, World: 4, Ranks: []int{0, 1, 2, 3}}
-	k := Namespace{ModelKey: "deepseek-r1"}.BlockKeys(l)
+	k := Namespace{Name: DefaultNamespace, ModelKey: "deepseek-r1"}.BlockKeys(l)
 	dst := make([]string, 0, 16)
 	b.ReportAllocs()
 	for b.Loop() {

@@ -6,13 +6,19 @@ import (
 	"strconv"
 )
 
-// DefaultNamespace is the key namespace when none is configured.
+// DefaultNamespace is the key namespace of a configuration that names
+// none: upstream's DEFAULT_NAMESPACE (and the older builds' default
+// cache_prefix). Readers of a configuration apply it where the setting is
+// absent; Namespace spells Name as given and never substitutes it.
 const DefaultNamespace = "trtllm"
 
 // Namespace is the prefix of every key: {Name}/{ModelKey}/... No escaping:
 // a "/" inside either just adds path segments, as upstream.
 type Namespace struct {
-	// Name defaults to "trtllm" when empty.
+	// Name is spelled as given. An empty Name is an empty first segment
+	// ("/model/..."), as upstream spells a configured namespace of "";
+	// the default, DefaultNamespace, is applied by whoever reads the
+	// configuration, where it names no namespace.
 	Name string
 	// ModelKey is required: no default is safe, since two models with the
 	// same basename would share keys.
@@ -28,11 +34,7 @@ func (n Namespace) Validate() error {
 }
 
 func (n Namespace) appendPrefix(b []byte) []byte {
-	name := n.Name
-	if name == "" {
-		name = DefaultNamespace
-	}
-	b = append(b, name...)
+	b = append(b, n.Name...)
 	b = append(b, '/')
 	b = append(b, n.ModelKey...)
 	return append(b, '/')

@@ -94,7 +94,7 @@ func TestAppendBlockKeys(t *testing.T) {
 		World:          2,
 		Ranks:          []int{0, 1},
 	}
-	ns := Namespace{ModelKey: "org/m"} // "/" adds a segment, unescaped
+	ns := Namespace{Name: DefaultNamespace, ModelKey: "org/m"} // "/" adds a segment, unescaped
 	want := []string{
 		"prev",
 		"trtllm/org/m/w2r0/lg0/t16b65536/34de2f9ab1a94b56f2010f2f4955b452",
@@ -134,6 +134,31 @@ func TestAppendBlockKeysManyPages(t *testing.T) {
 	}
 	if want := ns.PageKey(Shard{World: 8, Rank: 7}, l.LayerGroups[4], 8, Hash{}); got[39] != want {
 		t.Errorf("key 39 = %q, want %q", got[39], want)
+	}
+}
+
+func TestNamespaceSpelledAsGiven(t *testing.T) {
+	h, _ := ParseHash("34de2f9ab1a94b56f2010f2f4955b452")
+	lg := LayerGroup{ID: 0, BytesPerPage: 65536}
+	for _, tt := range []struct {
+		name, wantPage, wantGroup string
+	}{
+		{"trtllm", "trtllm/m/w1r0/lg0/t16b65536/34de2f9ab1a94b56f2010f2f4955b452", "trtllm/m/w1/34de2f9ab1a94b56f2010f2f4955b452"},
+		// An empty name is an empty segment, never the default.
+		{"", "/m/w1r0/lg0/t16b65536/34de2f9ab1a94b56f2010f2f4955b452", "/m/w1/34de2f9ab1a94b56f2010f2f4955b452"},
+		{"None", "None/m/w1r0/lg0/t16b65536/34de2f9ab1a94b56f2010f2f4955b452", "None/m/w1/34de2f9ab1a94b56f2010f2f4955b452"},
+	} {
+		ns := Namespace{Name: tt.name, ModelKey: "m"}
+		if got := ns.PageKey(Shard{World: 1}, lg, 16, h); got != tt.wantPage {
+			t.Errorf("Namespace{Name: %q}.PageKey = %q, want %q", tt.name, got, tt.wantPage)
+		}
+		if got := ns.GroupKey(1, h); got != tt.wantGroup {
+			t.Errorf("Namespace{Name: %q}.GroupKey = %q, want %q", tt.name, got, tt.wantGroup)
+		}
+		l := Layout{TokensPerBlock: 16, LayerGroups: []LayerGroup{lg}, World: 1, Ranks: []int{0}}
+		if got := ns.BlockKeys(l).Append(nil, h); len(got) != 1 || got[0] != tt.wantPage {
+			t.Errorf("Namespace{Name: %q}.BlockKeys.Append = %q, want [%q]", tt.name, got, tt.wantPage)
+		}
 	}
 }
 
