@@ -63,8 +63,10 @@ type Config struct {
 	// tensor parallelism in one process, the engine holding every rank's
 	// shard of each page (Ranks empty or every rank 0..N-1). Lookups then
 	// need every shard, saves and loads move every shard, and a page
-	// missing at load time is fatal (connector.LoadFailedError). An empty
-	// Keys.Namespace.ModelKey is DefaultModelKey. Keys.Scope is not used:
+	// missing at load time is fatal (connector.LoadFailedError). A zero
+	// Keys.Namespace is keys.DefaultNamespace with DefaultModelKey; an
+	// empty ModelKey alone is DefaultModelKey, and the name is spelled as
+	// given. Keys.Scope is not used:
 	// every request brings its own scope (workload.Request.Scope).
 	Keys keys.Settings
 	// Scheduler bounds and orders the iterations.
@@ -161,7 +163,9 @@ func (c Config) withDefaults() (Config, error) {
 	return c, nil
 }
 
-// keysWithDefaults fills the zero layout, world, ranks and model key.
+// keysWithDefaults fills the zero layout, world, ranks and model key, and
+// the default namespace name when no namespace was given at all (a name
+// given as "" is spelled as given, as upstream spells it).
 func keysWithDefaults(k keys.Settings) keys.Settings {
 	if len(k.Layout.LayerGroups)+len(k.Layout.Replicated) == 0 {
 		k.Layout = DefaultLayout(k.Layout.TokensPerBlock)
@@ -169,6 +173,9 @@ func keysWithDefaults(k keys.Settings) keys.Settings {
 	k.Layout.World = cmp.Or(k.Layout.World, 1)
 	if len(k.Layout.Ranks) == 0 {
 		k.Layout.Ranks = allRanks(k.Layout.World)
+	}
+	if k.Namespace == (keys.Namespace{}) {
+		k.Namespace.Name = keys.DefaultNamespace // no namespace given at all
 	}
 	k.Namespace.ModelKey = cmp.Or(k.Namespace.ModelKey, DefaultModelKey)
 	return k

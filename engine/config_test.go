@@ -128,3 +128,18 @@ func TestConfigValidateWithoutPool(t *testing.T) {
 		t.Errorf("Run(no pool) = %v, want ErrBadConfig", err)
 	}
 }
+
+func TestKeysWithDefaultsNamespace(t *testing.T) {
+	tests := []struct {
+		in, want keys.Namespace
+	}{
+		{keys.Namespace{}, keys.Namespace{Name: keys.DefaultNamespace, ModelKey: DefaultModelKey}},
+		{keys.Namespace{ModelKey: "m"}, keys.Namespace{ModelKey: "m"}},
+		{keys.Namespace{Name: "ns"}, keys.Namespace{Name: "ns", ModelKey: DefaultModelKey}},
+	}
+	for _, tt := range tests {
+		if got := keysWithDefaults(keys.Settings{Namespace: tt.in}).Namespace; got != tt.want {
+			t.Errorf("keysWithDefaults(%+v).Namespace = %+v, want %+v", tt.in, got, tt.want)
+		}
+	}
+}

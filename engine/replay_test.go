@@ -139,7 +139,7 @@ func TestVerificationDetectsCorruption(t *testing.T) {
 	chain, _ := keys.NewChain(seed, 16, 0)
 	chain.Extend(first)
 	slot := connector.PageSlots(cfg.Keys.Layout, 0)[0]
-	key := keys.Namespace{ModelKey: DefaultModelKey}.PageKey(slot.Shard, slot.LayerGroup, 16, chain.Hash(0))
+	key := keys.Namespace{Name: keys.DefaultNamespace, ModelKey: DefaultModelKey}.PageKey(slot.Shard, slot.LayerGroup, 16, chain.Hash(0))
 	ctx := context.Background()
 	codes := make([]pool.Code, 1)
 	if err := p.Remove(ctx, []string{key}, true, codes); err != nil || codes[0] != pool.OK {
