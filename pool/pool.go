@@ -28,6 +28,7 @@
 //	Lister          List keys by prefix                            yes  yes    yes       yes
 //	LeasingExister  Exist that grants leases (BatchExistKey)       yes
 //	Sizer           value sizes without reading them               yes  yes
+//	Locator         values' segments and offsets, with no lease    yes
 //	Snapshotter     save to the snapshot file                      yes
 //	ReadOnly        refuses Put and Remove                                     yes       yes
 //	Evicter         the owner runs the eviction step (EvictNow)    yes
