@@ -15,8 +15,8 @@ import (
 // metricsContentType is the Content-Type of the master's text answers.
 const metricsContentType = "text/plain; version=0.0.4"
 
-// stat asks the store for its statistics, answering the failure itself
-// (as text: every caller's answer on success is text or JSON alike).
+// stat asks the store for its statistics; on failure it answers the
+// request itself, in text ("Failed to WHAT: ...").
 func (h *masterHandler) stat(w http.ResponseWriter, r *http.Request, what string) (pool.Stat, bool) {
 	st, err := h.s.Stat(r.Context())
 	if err != nil {
