@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/pool/mooncake"
 	"github.com/spf13/cobra"
 )
 
@@ -16,9 +17,11 @@ type poolStatOptions struct {
 func newPoolStatCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
 	opts := &poolStatOptions{}
 	c := &cobra.Command{
-		Use:     "stat --pool URL",
-		Short:   "Show a pool's capacity, usage, keys and eviction counters",
-		Long:    "Show a pool's capacity, usage, key count, soft-pinned keys, evictions and segments." + poolExitCodes,
+		Use:   "stat --pool URL",
+		Short: "Show a pool's capacity, usage, keys and eviction counters",
+		Long: "Show a pool's capacity, usage, objects (keys) and their mean size, a Mooncake master's metadata memory\n" +
+			"projected from the object count (an estimate), soft-pinned keys, evictions and segments. What the pool\n" +
+			"warns of (a master that lost its metadata) goes to stderr." + poolExitCodes,
 		Example: "$ kvctl pool stat --pool redis://127.0.0.1:6379/0\n$ kvctl pool stat --pool mooncake://10.0.0.5:9003 -o json",
 		Args:    noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -38,11 +41,30 @@ func runPoolStat(ctx context.Context, ios *IOStreams, g *globalOptions, o *poolS
 		if err != nil {
 			return err
 		}
+		for _, w := range s.Warnings {
+			fmt.Fprintf(ios.ErrOut, "warning: %s\n", w)
+		}
 		if g.Output == "json" {
-			return writeJSON(ios.Out, s)
+			return writeJSON(ios.Out, poolStatJSON{s, meanObjectBytes(s), mooncake.MetadataBytesEstimate(s.Keys)})
 		}
 		return printPoolStat(ios, s)
 	})
+}
+
+// poolStatJSON is pool stat -o json: the pool's Stat and what follows from
+// it.
+type poolStatJSON struct {
+	pool.Stat
+	MeanObjectBytes             int64 `json:"mean_object_bytes"`
+	MasterMetadataBytesEstimate int64 `json:"master_metadata_bytes_estimate"`
+}
+
+// meanObjectBytes is the mean bytes per object (0 for no objects).
+func meanObjectBytes(s pool.Stat) int64 {
+	if s.Keys <= 0 {
+		return 0
+	}
+	return s.UsedBytes / s.Keys
 }
 
 func printPoolStat(ios *IOStreams, s pool.Stat) error {
@@ -50,14 +72,21 @@ func printPoolStat(ios *IOStreams, s pool.Stat) error {
 	tp.addRow("backend", s.Backend)
 	tp.addRow("address", s.Address)
 	tp.addRow("read only", s.ReadOnly)
-	tp.addRow("keys", s.Keys)
+	tp.addRow("objects (keys)", s.Keys)
 	tp.addRow("used", humanBytes(s.UsedBytes))
 	tp.addRow("capacity", humanBytes(s.CapacityBytes))
+	tp.addRow("mean bytes per object", humanBytes(meanObjectBytes(s)))
+	tp.addRow("master metadata (estimate)", fmt.Sprintf("~%s (%s per object)",
+		humanBytes(mooncake.MetadataBytesEstimate(s.Keys)), humanBytes(mooncake.MetadataBytesPerObject)))
 	tp.addRow("soft-pinned keys", s.SoftPinnedKeys)
 	tp.addRow("evicted keys", s.EvictedKeys)
 	tp.addRow("evicted bytes", humanBytes(s.EvictedBytes))
 	tp.addRow("eviction attempts", s.EvictionAttempts)
-	tp.addRow("puts of existing keys", s.PutsExisting)
+	if s.PutsExistingApproximate {
+		tp.addRow("puts of existing keys", fmt.Sprintf("~%d (approximate: failed PutStarts less allocation failures)", s.PutsExisting))
+	} else {
+		tp.addRow("puts of existing keys", s.PutsExisting)
+	}
 	tp.addRow("allocation failures", s.AllocationFailure)
 	for _, seg := range s.Segments {
 		tp.addRow("segment "+seg.Name, fmt.Sprintf("%s of %s", humanBytes(seg.UsedBytes), humanBytes(seg.CapacityBytes)))

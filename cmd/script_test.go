@@ -36,6 +36,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exits":             exitsCmd,
 			"truncating-master": truncatingMasterCmd,
+			"restarted-master":  restartedMasterCmd,
 		},
 		RequireExplicitExec: false,
 	})
@@ -79,6 +80,34 @@ func truncatingMasterCmd(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		w.Header().Set("Content-Length", "100")
 		fmt.Fprint(w, `{"success":true,"data":{`)
+	}))
+	ts.Defer(srv.Close)
+	ts.Setenv(args[0], strings.TrimPrefix(srv.URL, "http://"))
+}
+
+// restartedMasterCmd is the script command "restarted-master VAR": it
+// starts a Mooncake master, for the rest of the script, that answers as a
+// real one restarted under a running client does (a segment mounted, no
+// keys, PutStart failures counted: 5 of them, 2 for want of room), and
+// sets VAR to its host:port.
+func restartedMasterCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: restarted-master VAR")
+	}
+	answers := map[string]string{
+		"/health": `{"status":"ok","role":"leader","ha_state":"serving","service_ready":true,"leader_address":null,"view_version":null}`,
+		"/metrics": "master_key_count 0\nmaster_put_start_failures_total 5\nmaster_put_start_alloc_failures_total 2\n" +
+			"master_total_capacity_bytes 1073741824\n",
+		"/get_segments_detail": `{"total_segments":1,"segments":[{"segment_name":"10.0.0.7:13001","size_bytes":1073741824,` +
+			`"allocator_used_bytes":0,"allocator_capacity_bytes":1073741824,"allocator_usage_percent":0E0}]}`,
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, ok := answers[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprint(w, body)
 	}))
 	ts.Defer(srv.Close)
 	ts.Setenv(args[0], strings.TrimPrefix(srv.URL, "http://"))

@@ -32,6 +32,28 @@ type Sizer interface {
 	Sizes(ctx context.Context, keys []string, sizes []int64) error
 }
 
+// Locator is implemented by backends that can say where each present value
+// lives without reading it or granting a lease: what a Mooncake master's
+// replica descriptors carry (/batch_query_keys answers them).
+type Locator interface {
+	// Locate writes each key's placement into locs (len(locs) ==
+	// len(keys)); a key without one gets Code ObjectNotFound (absent) or
+	// another negative Code.
+	Locate(ctx context.Context, keys []string, locs []Location) error
+}
+
+// Location is where one value lives.
+type Location struct {
+	// Code is OK when the key has a location, else why not.
+	Code Code
+	// Size is the value's size in bytes.
+	Size int64
+	// Segment is the name of the segment holding it, as in Stat.Segments.
+	Segment string
+	// Offset is the value's first byte, counted from the segment's start.
+	Offset int64
+}
+
 // Snapshotter is implemented by backends that can save their contents to
 // the snapshot file they were opened with.
 type Snapshotter interface {

@@ -23,6 +23,7 @@ var abilities = map[string]reflect.Type{
 	"Lister":         reflect.TypeFor[pool.Lister](),
 	"LeasingExister": reflect.TypeFor[pool.LeasingExister](),
 	"Sizer":          reflect.TypeFor[pool.Sizer](),
+	"Locator":        reflect.TypeFor[pool.Locator](),
 	"Snapshotter":    reflect.TypeFor[pool.Snapshotter](),
 	"ReadOnly":       reflect.TypeFor[pool.ReadOnly](),
 	"Evicter":        reflect.TypeFor[pool.Evicter](),

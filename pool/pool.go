@@ -28,6 +28,7 @@
 //	Lister          List keys by prefix                            yes  yes    yes       yes
 //	LeasingExister  Exist that grants leases (BatchExistKey)       yes
 //	Sizer           value sizes without reading them               yes  yes
+//	Locator         values' segments and offsets, with no lease    yes
 //	Snapshotter     save to the snapshot file                      yes
 //	ReadOnly        refuses Put and Remove                                     yes       yes
 //	Evicter         the owner runs the eviction step (EvictNow)    yes
@@ -145,4 +146,12 @@ type Stat struct {
 	PutsExisting      int64     `json:"puts_existing"`
 	AllocationFailure int64     `json:"allocation_failures"`
 	Segments          []Segment `json:"segments"`
+	// PutsExistingApproximate is true when PutsExisting is inferred from
+	// counters that also count other failures (a real Mooncake master has
+	// no counter of its own for it).
+	PutsExistingApproximate bool `json:"puts_existing_approximate"`
+	// Warnings are what the backend noticed that a user should know, one
+	// sentence each (e.g. a master that lost its metadata); callers show
+	// them, packages never print them.
+	Warnings []string `json:"warnings,omitempty"`
 }

@@ -11,7 +11,9 @@
 //	GET  /healthz            {"status":"ok"} while the engine runs, else 503
 //	GET  /metrics            kvctl_* series and the pool's master_* and segment_* series
 //	                         (Prometheus text; stats.NewPoolCollector, one pool Stat per scrape)
-//	GET  /get_all_keys, /batch_query_keys, /query_key, /get_segments_detail, /health
+//	GET  /get_all_keys, /batch_query_keys, /query_key, /get_all_segments,
+//	     /get_segments_detail, /query_segment, /api/v1/segments/status,
+//	     /health, /leader, /role, /ha_status, /kv_events/status
 //	                         the Mooncake master admin API over the pool (Options.Master;
 //	                         kvctl serves mooncake.NewMasterHandler)
 //

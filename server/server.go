@@ -29,8 +29,10 @@ type Options struct {
 	// returns.
 	Pool pool.Store
 	// Master serves the Mooncake master admin API over Pool (GET
-	// /get_all_keys, /batch_query_keys, /query_key, /get_segments_detail,
-	// /health and the master_* series of /metrics); kvctl passes
+	// /get_all_keys, /batch_query_keys, /query_key, /get_all_segments,
+	// /get_segments_detail, /query_segment, /api/v1/segments/status,
+	// /health, /leader, /role, /ha_status, /kv_events/status and the
+	// master_* series of /metrics); kvctl passes
 	// mooncake.NewMasterHandler(Pool). Nil serves none of them.
 	Master http.Handler
 	// RealTime paces the engine in wall time (engine.LiveOptions).
@@ -135,7 +137,8 @@ func newHandler(live *engine.Live, opts Options) http.Handler {
 	mux.HandleFunc("GET /v1/models", c.models)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { healthz(w, live) })
 	if opts.Master != nil {
-		for _, p := range []string{"/get_all_keys", "/batch_query_keys", "/query_key", "/get_segments_detail", "/health"} {
+		for _, p := range []string{"/get_all_keys", "/batch_query_keys", "/query_key", "/get_segments_detail", "/health",
+			"/get_all_segments", "/query_segment", "/api/v1/segments/status", "/leader", "/role", "/ha_status", "/kv_events/status"} {
 			mux.Handle("GET "+p, opts.Master)
 		}
 	}

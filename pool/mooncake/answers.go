@@ -112,14 +112,21 @@ type segmentsAnswer struct {
 	Segments      []segmentDetail `json:"segments"`
 }
 
-// segmentDetail is one segment in a segmentsAnswer (fields kvctl ignores,
-// such as segment_id or te_endpoint, are left out).
+// segmentDetail is one segment in a segmentsAnswer: the master's 12 fields,
+// in its order.
 type segmentDetail struct {
-	SegmentName            string  `json:"segment_name"`
-	SizeBytes              uint64  `json:"size_bytes"`
-	AllocatorUsedBytes     uint64  `json:"allocator_used_bytes"`
-	AllocatorCapacityBytes uint64  `json:"allocator_capacity_bytes"`
-	AllocatorUsagePercent  float64 `json:"allocator_usage_percent"`
+	SegmentName            string   `json:"segment_name"`
+	SegmentID              string   `json:"segment_id"`
+	ClientID               string   `json:"client_id"`
+	BaseAddress            string   `json:"base_address"`
+	SizeBytes              uint64   `json:"size_bytes"`
+	SizeHuman              string   `json:"size_human"`
+	TEEndpoint             string   `json:"te_endpoint"`
+	Protocol               string   `json:"protocol"`
+	Status                 string   `json:"status"`
+	AllocatorUsedBytes     uint64   `json:"allocator_used_bytes"`
+	AllocatorCapacityBytes uint64   `json:"allocator_capacity_bytes"`
+	AllocatorUsagePercent  sciFloat `json:"allocator_usage_percent"`
 }
 
 // parseSegments reads a /get_segments_detail answer. A segment's capacity is

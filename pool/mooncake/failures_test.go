@@ -61,7 +61,7 @@ func TestHealthAnswers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := httptest.NewServer(scripted{"/health": tt.health})
+			srv := httptest.NewServer(scripted{"/health": tt.health, "/metrics": answer(200, "master_key_count 0\n")})
 			defer srv.Close()
 			s, err := New(context.Background(), srv.URL, fastOptions)
 			if tt.wantErr != "" {
@@ -78,6 +78,20 @@ func TestHealthAnswers(t *testing.T) {
 				t.Errorf("Health() = %+v, %v, want %+v", h, err, tt.want)
 			}
 		})
+	}
+}
+
+// TestMetadataPortHint checks the hint for a mooncake:// URL that names
+// Mooncake's HTTP metadata server, whose /health answers a plain OK
+// (http_metadata_server.cpp) and which has no /metrics, instead of the
+// master's admin API.
+func TestMetadataPortHint(t *testing.T) {
+	srv := httptest.NewServer(scripted{"/health": answer(200, "OK")})
+	defer srv.Close()
+	_, err := New(context.Background(), srv.URL, fastOptions)
+	const want = "looks like Mooncake's HTTP metadata server (--http_metadata_server_port, 8080), not the master's admin API; the admin API is --metrics_port, 9003"
+	if !errors.Is(err, pool.ErrBadURL) || !strings.Contains(err.Error(), want) {
+		t.Errorf("New(%s) on a metadata server = %v, want a bad pool URL saying %q", srv.URL, err, want)
 	}
 }
 

@@ -38,33 +38,41 @@ func TestMasterHandlerAnswers(t *testing.T) {
 	m := newMem(t, map[string][]byte{"a": []byte("hello"), "b/c": make([]byte, 100), "x y+z": []byte("v")})
 	srv := httptest.NewServer(NewMasterHandler(m))
 	defer srv.Close()
-	host := srv.Listener.Addr().String()
+	const absent = `{"ok":false,"error":"OBJECT_NOT_FOUND","values":null,"disk_values":null,"local_disk_values":null,"nof_values":null}`
+	present := func(key string) string {
+		return `{"ok":true,"error":null,"values":[` + located(t, m, key) + `],"disk_values":null,"local_disk_values":null,"nof_values":null}`
+	}
+	segment := func(i int) string {
+		return fmt.Sprintf(`{"segment_name":"mem-%d","segment_id":"0-%d","client_id":"0-1","base_address":"0x0","size_bytes":524288,`+
+			`"size_human":"0.000488281 GiB","te_endpoint":"mem-%d","protocol":"tcp","status":"OK","allocator_used_bytes":%s,`+
+			`"allocator_capacity_bytes":524288,"allocator_usage_percent":%s}`, i, i+1, i, segUsed(t, m, i), segPct(t, m, i))
+	}
 	tests := []struct {
 		name, method, path string
 		wantStatus         int
 		wantBody           string
 	}{
 		{"health", "GET", "/health", 200,
-			`{"status":"ok","role":"leader","ha_state":"serving","service_ready":true}`},
+			`{"status":"ok","role":"leader","ha_state":"serving","service_ready":true,"leader_address":null,"view_version":null}`},
 		{"batch present and absent", "GET", "/batch_query_keys?keys=a,nope", 200,
-			`{"success":true,"data":{"a":{"ok":true,"values":[]},"nope":{"ok":false,"error":"OBJECT_NOT_FOUND"}}}`},
+			`{"success":true,"data":{"a":` + present("a") + `,"nope":` + absent + `}}`},
 		{"batch decodes keys", "GET", "/batch_query_keys?keys=b/c," + url.QueryEscape("x y+z"), 200,
-			`{"success":true,"data":{"b/c":{"ok":true,"values":[]},"x y+z":{"ok":true,"values":[]}}}`},
+			`{"success":true,"data":{"b/c":` + present("b/c") + `,"x y+z":` + present("x y+z") + `}}`},
 		{"batch no keys", "GET", "/batch_query_keys", 400,
 			`{"success":false,"error":"No keys provided. Use ?keys=key1,key2,..."}`},
-		{"batch only commas", "GET", "/batch_query_keys?keys=,,", 400,
-			`{"success":false,"error":"No keys provided. Use ?keys=key1,key2,..."}`},
+		{"batch keeps empty pieces", "GET", "/batch_query_keys?keys=,a,", 200,
+			`{"success":true,"data":{"":` + absent + `,"a":` + present("a") + `}}`},
 		{"query present", "GET", "/query_key?key=b/c", 200,
-			`{"success":true,"data":[{"size_":100,"buffer_address_":0,"protocol_":"tcp","transport_endpoint_":"` + host + `"}]}`},
+			`{"success":true,"data":[` + located(t, m, "b/c") + `]}`},
 		{"query absent", "GET", "/query_key?key=nope", 404,
 			`{"success":false,"error_code":-704,"error_message":"OBJECT_NOT_FOUND"}`},
-		{"query no key", "GET", "/query_key", 400,
-			`{"success":false,"error_code":-600,"error_message":"No key provided. Use ?key=key1"}`},
+		{"query reads its key raw", "GET", "/query_key?key=x+y%2Bz", 404,
+			`{"success":false,"error_code":-704,"error_message":"OBJECT_NOT_FOUND"}`},
+		{"query no key", "GET", "/query_key", 404,
+			`{"success":false,"error_code":-704,"error_message":"OBJECT_NOT_FOUND"}`},
 		{"all keys", "GET", "/get_all_keys", 200, "a\nb/c\nx y+z\n"},
-		{"segments", "GET", "/get_segments_detail", 200, `{"total_segments":2,"segments":[` +
-			`{"segment_name":"mem-0","size_bytes":524288,"allocator_used_bytes":` + segUsed(t, m, 0) + `,"allocator_capacity_bytes":524288,"allocator_usage_percent":` + segPct(t, m, 0) + `},` +
-			`{"segment_name":"mem-1","size_bytes":524288,"allocator_used_bytes":` + segUsed(t, m, 1) + `,"allocator_capacity_bytes":524288,"allocator_usage_percent":` + segPct(t, m, 1) + `}]}`},
-		{"post refused", "POST", "/health", 405, "Method Not Allowed\n"},
+		{"segments", "GET", "/get_segments_detail", 200, `{"total_segments":2,"segments":[` + segment(0) + `,` + segment(1) + `]}`},
+		{"post refused", "POST", "/health", 404, "404 Not Found"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -86,6 +94,16 @@ func TestMasterHandlerAnswers(t *testing.T) {
 	if want := []pool.Code{pool.OK, pool.ObjectHasLease, pool.OK}; !slices.Equal(want, res) {
 		t.Errorf("Remove(a, b/c, x y+z) after /batch_query_keys and /query_key?key=b/c = %v, want %v", res, want)
 	}
+}
+
+// located is key's descriptor in m, as the handler spells it.
+func located(t *testing.T, m pool.Locator, key string) string {
+	t.Helper()
+	l := make([]pool.Location, 1)
+	if err := m.Locate(context.Background(), []string{key}, l); err != nil || l[0].Code != pool.OK {
+		t.Fatalf("Locate(%q) = %+v, %v, want it located", key, l[0], err)
+	}
+	return fmt.Sprintf(`{"size_":%d,"buffer_address_":%d,"protocol_":"tcp","transport_endpoint_":%q}`, l[0].Size, l[0].Offset, l[0].Segment)
 }
 
 // sortLines sorts the lines of a newline-terminated listing.

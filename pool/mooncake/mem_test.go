@@ -63,7 +63,7 @@ func segUsed(t *testing.T, m *mem.Store, i int) string {
 
 func segPct(t *testing.T, m *mem.Store, i int) string {
 	s := segStat(t, m, i)
-	return jsonOf(t, float64(s.UsedBytes)/float64(s.CapacityBytes)*100)
+	return jsonOf(t, sciFloat(float64(s.UsedBytes)/float64(s.CapacityBytes)*100))
 }
 
 func TestStatOverMem(t *testing.T) {

@@ -81,7 +81,9 @@ func labelMap(pairs []*dto.LabelPair) map[string]string {
 // statFromMetrics fills the Stat counters from metric samples, summing the
 // samples of one name over their label sets. The names are those
 // stats.NewPoolCollector exports (stats.MasterStatField); metrics that are
-// absent leave their fields zero.
+// absent leave their fields zero. A master without kvctl's own
+// kvctl_puts_existing_total gets PutsExisting from its PutStart failures,
+// marked approximate (approximatePutsExisting).
 func statFromMetrics(samples []sample) (pool.Stat, error) {
 	var st pool.Stat
 	sums := map[string]float64{}
@@ -98,6 +100,9 @@ func statFromMetrics(samples []sample) (pool.Stat, error) {
 			return pool.Stat{}, err
 		}
 		*field = n
+	}
+	if err := approximatePutsExisting(&st, sums); err != nil {
+		return pool.Stat{}, err
 	}
 	return st, nil
 }

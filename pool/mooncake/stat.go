@@ -35,7 +35,8 @@ func (s *Store) Health(ctx context.Context) (Health, error) {
 
 // Stat reads GET /metrics and GET /get_segments_detail. A master without
 // /get_segments_detail (404, older releases) gets its segments from the
-// per-segment gauges of /metrics instead.
+// per-segment gauges of /metrics instead. Segments mounted on a master that
+// holds no keys add a warning (lostMetadataWarning).
 func (s *Store) Stat(ctx context.Context) (pool.Stat, error) {
 	const path = "/metrics"
 	body, err := s.c.get(ctx, path, "")
@@ -61,6 +62,9 @@ func (s *Store) Stat(ctx context.Context) (pool.Stat, error) {
 		return pool.Stat{}, err
 	}
 	st.Segments = segs
+	if w, ok := lostMetadataWarning(st); ok {
+		st.Warnings = append(st.Warnings, w)
+	}
 	return st, nil
 }
 

@@ -10,7 +10,12 @@
 //   - List (pool.Lister): GET /get_all_keys, streamed line by line.
 //   - Stat: GET /metrics (Prometheus text, read with expfmt; the metric
 //     names are stats.NewPoolCollector's) and GET /get_segments_detail.
-//   - Open checks GET /health (JSON from 0.3.11, plain "OK" before).
+//     A real master's puts of existing keys are inferred from its PutStart
+//     failures, marked approximate, and segments mounted on a master with
+//     no keys add a warning (Stat.Warnings).
+//   - Open checks GET /health (JSON from 0.3.11, plain "OK" before). A
+//     plain "OK" with no /metrics is Mooncake's HTTP metadata server, not
+//     the admin API: refused, naming --metrics_port, 9003.
 //
 // The admin API carries no object bytes and accepts no writes: Get writes
 // TransferFail for every key and fails with an error wrapping
@@ -131,6 +136,11 @@ func New(ctx context.Context, addr string, opts Options) (*Store, error) {
 	h, err := s.Health(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if h.Legacy {
+		if err := s.checkAdminAPI(ctx); err != nil {
+			return nil, err
+		}
 	}
 	if h.ServiceReady != nil && !*h.ServiceReady {
 		return nil, fmt.Errorf("mooncake master at %s is not serving (role %q, ha_state %q): %w",

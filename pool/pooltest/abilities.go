@@ -195,3 +195,47 @@ func testSizes(f *fixture) {
 		f.t.Errorf("Sizes with mismatched slice lengths = %v, want an error", err)
 	}
 }
+
+func testLocate(f *fixture) {
+	lo, ok := f.s.(pool.Locator)
+	if !ok {
+		f.t.Skip("backend does not implement pool.Locator")
+	}
+	a, b, missing := f.key("a"), f.key("b"), f.key("missing")
+	f.mustPut(item(a, value(a, 100)), item(b, value(b, 300)))
+	got := make([]pool.Location, 3)
+	if err := lo.Locate(f.ctx, []string{b, missing, a}, got); err != nil {
+		f.t.Fatalf("Locate = %v, want nil", err)
+	}
+	if got[0].Code != pool.OK || got[0].Size != 300 || got[2].Code != pool.OK || got[2].Size != 100 {
+		f.t.Errorf("Locate(b, missing, a) = %+v, want b (300 bytes) and a (100 bytes) located", got)
+	}
+	if got[1].Code != pool.ObjectNotFound {
+		f.t.Errorf("Locate(missing).Code = %v, want %v", got[1].Code, pool.ObjectNotFound)
+	}
+	segs := segmentNames(f)
+	for _, i := range []int{0, 2} {
+		if !segs[got[i].Segment] || got[i].Offset < 0 {
+			f.t.Errorf("Locate location %+v: want a segment of Stat's %v and an offset >= 0", got[i], segs)
+		}
+	}
+	if got[0].Segment == got[2].Segment && got[0].Offset == got[2].Offset {
+		f.t.Errorf("Locate put a and b at the same place %+v", got[0])
+	}
+	if err := callNoPanic(func() error { return lo.Locate(f.ctx, []string{a}, nil) }); err == nil || errors.Is(err, errPanicked) {
+		f.t.Errorf("Locate with mismatched slice lengths = %v, want an error", err)
+	}
+}
+
+// segmentNames is the set of the store's segment names.
+func segmentNames(f *fixture) map[string]bool {
+	st, err := f.s.Stat(f.ctx)
+	if err != nil {
+		f.t.Fatalf("Stat = %v, want nil", err)
+	}
+	names := map[string]bool{}
+	for _, s := range st.Segments {
+		names[s.Name] = true
+	}
+	return names
+}

@@ -35,6 +35,7 @@ func Run(t *testing.T, open func(t *testing.T) pool.Store) {
 		{"List", testList},
 		{"ExistLeasing", testExistLeasing},
 		{"Sizes", testSizes},
+		{"Locate", testLocate},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.test(newFixture(t, open)) })
