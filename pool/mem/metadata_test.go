@@ -12,10 +12,11 @@ import (
 )
 
 // TestMetadataOnlyAccountingMatchesBytes replays one random workload of
-// puts, removes and eviction steps into a byte store and a metadata-only
-// store and requires identical results and statistics.
+// puts, removes and eviction steps into a byte store whose arenas are its
+// segments and a metadata-only store and requires identical results and
+// statistics.
 func TestMetadataOnlyAccountingMatchesBytes(t *testing.T) {
-	opts := Options{Capacity: 2 << 20, Segments: 3, ArenaSize: 256 << 10}
+	opts := Options{Capacity: 2 << 20, Segments: 3, ArenaSize: 1 << 20}
 	bytesStore, clockB := newTestStore(t, opts)
 	opts.MetadataOnly = true
 	metaStore, clockM := newTestStore(t, opts)

@@ -55,9 +55,11 @@ type Options struct {
 	Capacity int64
 	// Segments is the number of segments.
 	Segments int
-	// ArenaSize is the unit in which segment memory is allocated, and the
-	// largest object the pool accepts (capped at the segment size). It must
-	// be a multiple of Granule.
+	// ArenaSize is the unit in which segment memory is allocated in byte
+	// mode; an object larger than it opens an arena of its own size, and
+	// objects up to the segment size are accepted. Without bytes
+	// (MetadataOnly) a segment is one arena. It must be a multiple of
+	// Granule.
 	ArenaSize int64
 	// MetadataOnly keeps sizes and state but no bytes.
 	MetadataOnly bool

@@ -4,7 +4,8 @@ package mem
 // allocator calls as it can: it takes the next segment round-robin and
 // allocates its objects' sizes, summed, as one extent, carving them out of
 // it back to back in call order. A call larger than an arena is cut into
-// runs of at most an arena. A run that fits no segment as one extent is
+// runs of at most an arena; an object larger than an arena is a run of its
+// own and opens an arena of its size. A run that fits no segment as one extent is
 // placed object by object, each on the first segment with room from the
 // call's segment on, so that an object fails only when no segment has room
 // for it.
@@ -20,7 +21,7 @@ func (s *Store) placeAll(objs []*object) int {
 	placed := 0
 	for len(objs) > 0 {
 		n, sum := 0, int64(0)
-		for n < len(objs) && (n == 0 || sum+objs[n].alloc <= s.maxAlloc) {
+		for n < len(objs) && (n == 0 || sum+objs[n].alloc <= s.runLimit) {
 			sum += objs[n].alloc
 			n++
 		}

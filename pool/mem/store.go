@@ -91,7 +91,8 @@ type Store struct {
 	opts     Options
 	address  string
 	segs     []*segment
-	maxAlloc int64 // the largest allocation a segment can hold
+	maxAlloc int64 // the largest allocation a segment can hold: its capacity
+	runLimit int64 // the largest run of a call placed as one allocation
 
 	mu       sync.RWMutex // the structure lock (see index.go)
 	closed   bool         // written under mu exclusively
@@ -125,7 +126,8 @@ func New(opts Options) (*Store, error) {
 	for i := range o.Segments {
 		g := newSegment(fmt.Sprintf("mem-%d", i), o.segmentCapacity(i), o.ArenaSize, o.MetadataOnly)
 		s.segs = append(s.segs, g)
-		s.maxAlloc = max(s.maxAlloc, g.arenaSize)
+		s.maxAlloc = max(s.maxAlloc, g.capacity)
+		s.runLimit = max(s.runLimit, g.arenaSize)
 	}
 	if o.SnapshotPath != "" {
 		if err := s.load(o.SnapshotPath); err != nil {
@@ -134,8 +136,8 @@ func New(opts Options) (*Store, error) {
 	}
 	if o.Preallocate {
 		for _, g := range s.segs {
-			for g.opened < g.arenaCount() {
-				g.openArena()
+			for g.openedEnd < g.capacity {
+				g.openArena(g.arenaSize)
 			}
 		}
 	}
@@ -238,12 +240,17 @@ func (s *Store) Stat(ctx context.Context) (pool.Stat, error) {
 
 // Arenas returns the arena byte slices allocated so far, segment by
 // segment (none in metadata-only mode). Objects' bytes returned by View lie
-// inside them. Arenas are never freed while the store is open.
+// inside them, each inside one. Arenas are never freed while the store is
+// open.
 func (s *Store) Arenas() [][]byte {
 	var out [][]byte
 	for _, g := range s.segs {
 		g.mu.Lock()
-		out = append(out, g.arenas...)
+		for _, a := range g.arenas {
+			if a.mem != nil {
+				out = append(out, a.mem)
+			}
+		}
 		g.mu.Unlock()
 	}
 	return out
