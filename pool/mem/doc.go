@@ -118,8 +118,10 @@
 //	lease_ttl=10s           default_kv_lease_ttl
 //	soft_pin_ttl=30m        default_kv_soft_pin_ttl
 //	max_soft_pin_ttl=24h    max_kv_soft_pin_ttl
-//	watermark=0.9           eviction_high_watermark_ratio, in (0, 1]
-//	eviction_ratio=0.05     eviction_ratio, in (0, 1]
+//	watermark=0.9           eviction_high_watermark_ratio, in [0, 1]
+//	eviction_ratio=0.05     eviction_ratio, in [0, 1]; with 0 a failed
+//	                        allocation does not trigger eviction, only
+//	                        the watermark does (as the master)
 //	evict_soft_pinned=true  allow_evict_soft_pinned_objects
 //	eviction=background     background (every 10 ms) or manual (EvictNow)
 //	snapshot=PATH           load PATH at open if it exists, save it on Close

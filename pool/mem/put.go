@@ -113,8 +113,20 @@ func (s *Store) putStart(objs []*object, codes []pool.Code) int {
 		}
 	}
 	s.count.AllocationFailure.Add(int64(len(fresh) - placed))
-	s.needEviction.Store(true)
+	s.flagEviction()
 	return placed
+}
+
+// flagEviction asks the next eviction step to run after an allocation
+// failed. The master's PutStart sets need_mem_eviction_ only when at least
+// replica_num memory segments are mounted (master_service.cpp, PutStart),
+// always true here (one replica, at least one segment), and its
+// EvictionThreadFunc acts on it only when eviction_ratio > 0: with ratio 0
+// only the watermark triggers eviction, so the flag is not set.
+func (s *Store) flagEviction() {
+	if s.opts.EvictionRatio > 0 {
+		s.needEviction.Store(true)
+	}
 }
 
 // validatePut checks an item's key, size and soft pin TTL and, unless

@@ -2,8 +2,8 @@ package mem
 
 import (
 	"bytes"
-	"encoding/binary"
 	"context"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"strings"
