@@ -14,8 +14,46 @@ const (
 	scanLimit = 8
 )
 
+// maxBinSize is the largest size upstream's offset allocator bins
+// (SmallFloat::MAX_BIN_SIZE, offset_allocator.cpp, 3.75 GB): a segment
+// larger than it is allocated in quanta of 2^quantumBits bytes.
+const maxBinSize = 4026531840
+
 // alignUp rounds n up to a multiple of Granule.
 func alignUp(n int64) int64 { return (n + Granule - 1) &^ (Granule - 1) }
+
+// quantumBits is how many low bits of a size upstream's OffsetAllocator
+// drops for a segment of capacity bytes (calculateMultiplier,
+// offset_allocator.cpp): the fewest that bring the capacity to at most
+// maxBinSize.
+func quantumBits(capacity int64) uint {
+	var b uint
+	for capacity>>b > maxBinSize {
+		b++
+	}
+	return b
+}
+
+// binRoundUp is the size the offset allocator consumes for n bytes
+// (OffsetAllocator::allocate and __Allocator::allocate, the round-up to
+// the bin size, offset_allocator.cpp): n in quanta of 2^qbits rounded up,
+// then rounded up to a float with a 3-bit mantissa
+// (SmallFloat::uintToFloatRoundUp): exact below 8 quanta, otherwise to a
+// multiple of 2^(e-3) where 2^e is n's highest bit, so m*2^k with m <= 15
+// is exact and anything else grows by less than 12.5%.
+func binRoundUp(n int64, qbits uint) int64 {
+	q := (n + 1<<qbits - 1) >> qbits
+	if q >= 8 {
+		step := int64(1) << (bits.Len64(uint64(q)) - 4)
+		q = (q + step - 1) &^ (step - 1)
+	}
+	return q << qbits
+}
+
+// allocSize is what an object of n bytes takes of a segment whose sizes
+// are in quanta of 2^qbits: its bin size (binRoundUp), aligned to
+// Granule (a no-op from 512 bytes up, where bins are multiples of 64).
+func allocSize(n int64, qbits uint) int64 { return alignUp(binRoundUp(n, qbits)) }
 
 // binDown is the bin holding free extents of size n.
 func binDown(n int64) int {
@@ -73,7 +111,8 @@ type segment struct {
 	noBytes   bool
 	arenas    []arena
 	openedEnd int64 // where the address space no arena covers begins
-	used      int64
+	used      int64 // bytes allocated: the objects' allocation sizes
+	held      int64 // the objects' sizes, which Stat reports (upstream's cur_size_)
 	byStart   map[int64]*extent
 	byEnd     map[int64]*extent
 	bins      [binCount]*extent

@@ -9,9 +9,19 @@
 // its own offset allocator, as each segment a Mooncake client mounts does
 // (global_segment_size, 3.125 GiB by default): an object is one contiguous
 // allocation of up to a segment. Larger objects are refused with
-// InvalidParams. Allocation sizes are rounded up to 64 bytes. Inside a
-// segment a binned first-fit allocator with coalescing reuses freed space
-// before it takes unused space.
+// InvalidParams. As upstream's allocator does (offset_allocator.cpp,
+// __Allocator::allocate), an object takes its size rounded up to its bin,
+// a float with a 3-bit mantissa (in quanta of 2^k bytes for segments over
+// 3.75 GB, the fewest k that bring the segment under it): sizes m*2^j with
+// m <= 15 (64 KiB, 28, 32, 40, 160 MiB) are exact, others grow by less than
+// 12.5%, and an object whose bin exceeds the free space fails with
+// NoAvailableHandle (in a 3.125 GiB segment the largest object is 3 GiB).
+// Sizes are also aligned to 64 bytes, which changes nothing from 512 bytes
+// up. UsedBytes, and the used ratio eviction compares with the watermark,
+// count the sizes put, as the master counts them (allocator.cpp,
+// OffsetBufferAllocator::allocate), so a pool of inexact sizes is fuller
+// than its ratio says. Inside a segment a binned first-fit allocator with
+// coalescing reuses freed space before it takes unused space.
 //
 // In byte mode a segment's memory is arenas (64 MiB by default), allocated
 // lazily, back to back, the first time an allocation needs one, so a 64 GiB

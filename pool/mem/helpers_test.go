@@ -130,20 +130,24 @@ func checkInvariants(t *testing.T, s *Store) {
 	t.Helper()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	objBytes := make([]int64, len(s.segs))
-	s.forEachObject(func(o *object) { objBytes[o.seg] += o.alloc })
-	var used int64
+	objAlloc := make([]int64, len(s.segs))
+	objSize := make([]int64, len(s.segs))
+	s.forEachObject(func(o *object) {
+		objAlloc[o.seg] += o.alloc
+		objSize[o.seg] += o.size
+	})
+	var held int64
 	for i, g := range s.segs {
 		g.mu.Lock()
 		checkSegment(t, g)
-		if objBytes[i] != g.used {
-			t.Errorf("segment %d: objects hold %d bytes, used = %d", i, objBytes[i], g.used)
+		if objAlloc[i] != g.used || objSize[i] != g.held {
+			t.Errorf("segment %d: objects take %d bytes holding %d, used = %d, held = %d", i, objAlloc[i], objSize[i], g.used, g.held)
 		}
-		used += g.used
+		held += g.held
 		g.mu.Unlock()
 	}
-	if used != s.used.Load() {
-		t.Errorf("segments use %d bytes, store used = %d", used, s.used.Load())
+	if held != s.used.Load() {
+		t.Errorf("segments hold %d bytes, store used = %d", held, s.used.Load())
 	}
 }
 

@@ -35,9 +35,14 @@ func (s *Store) placeAll(objs []*object) int {
 	return placed
 }
 
-// placeRun allocates sum bytes, the sizes of run, as one extent on the
-// first segment with room from segment k on, and carves run out of it.
+// placeRun allocates sum bytes, the allocation sizes of run, as one
+// extent on the first segment with room from segment k on, and carves run
+// out of it. The segment holds the objects' sizes.
 func (s *Store) placeRun(run []*object, sum int64, k int) (int, bool) {
+	var held int64
+	for _, o := range run {
+		held += o.size
+	}
 	for i := range s.segs {
 		seg := (k + i) % len(s.segs)
 		g := s.segs[seg]
@@ -46,6 +51,7 @@ func (s *Store) placeRun(run []*object, sum int64, k int) (int, bool) {
 		var arena arenaView
 		if ok {
 			arena = g.arenaAt(off)
+			g.held += held
 		}
 		g.mu.Unlock()
 		if !ok {
@@ -55,7 +61,7 @@ func (s *Store) placeRun(run []*object, sum int64, k int) (int, bool) {
 			o.seg, o.off, o.data = seg, off, arena.bytes(off, o.size)
 			off += o.alloc
 		}
-		s.used.Add(sum)
+		s.used.Add(held)
 		return seg, true
 	}
 	return 0, false
@@ -84,9 +90,10 @@ func (s *Store) freeObject(o *object) {
 	if freed {
 		o.freed = true
 		g.free(o.off, o.alloc)
+		g.held -= o.size
 	}
 	g.mu.Unlock()
 	if freed {
-		s.used.Add(-o.alloc)
+		s.used.Add(-o.size)
 	}
 }

@@ -216,7 +216,7 @@ func (s *Store) decodeObject(r *snapReader) (o *object, groupID string, err erro
 		return nil, "", r.err
 	}
 	o.hardPin = flags&objHardPin != 0
-	if err := s.checkPlacement(o, flags); err != nil {
+	if err := s.checkPlacement(o, flags, r.version); err != nil {
 		return nil, "", fmt.Errorf("key %q: %w", o.key, err)
 	}
 	o.data = s.segs[o.seg].bytes(o.off, o.size)
@@ -227,8 +227,8 @@ func (s *Store) decodeObject(r *snapReader) (o *object, groupID string, err erro
 }
 
 // checkPlacement validates a decoded object's fields and sets its
-// allocation size.
-func (s *Store) checkPlacement(o *object, flags byte) error {
+// allocation size, as the file's format version allocated it.
+func (s *Store) checkPlacement(o *object, flags byte, version uint32) error {
 	switch {
 	case o.key == "":
 		return fmt.Errorf("empty key")
@@ -241,7 +241,10 @@ func (s *Store) checkPlacement(o *object, flags byte) error {
 	if o.size <= 0 || o.size > g.capacity {
 		return fmt.Errorf("size %d is outside [1, %d]", o.size, g.capacity)
 	}
-	o.alloc = alignUp(o.size)
+	o.alloc = allocSize(o.size, s.qbits)
+	if version < 2 {
+		o.alloc = alignUp(o.size) // version 1 allocated sizes rounded to Granule only
+	}
 	if o.off < 0 || o.off%Granule != 0 || o.off >= g.capacity {
 		return fmt.Errorf("offset %d is not a valid offset in segment %d", o.off, o.seg)
 	}
@@ -273,7 +276,8 @@ func (s *Store) install(objs []*object, groups map[*object]string) error {
 		o.seq = s.seq.Add(1)
 		o.published.Store(true)
 		s.published.Add(1)
-		s.used.Add(o.alloc)
+		s.used.Add(o.size)
+		s.segs[o.seg].held += o.size
 		if gid := groups[o]; gid != "" {
 			s.join(o, gid)
 		}

@@ -93,6 +93,7 @@ type Store struct {
 	segs     []*segment
 	maxAlloc int64 // the largest allocation a segment can hold: its capacity
 	runLimit int64 // the largest run of a call placed as one allocation
+	qbits    uint  // the allocators' quantum, 2^qbits bytes (quantumBits)
 
 	mu       sync.RWMutex // the structure lock (see index.go)
 	closed   bool         // written under mu exclusively
@@ -106,7 +107,7 @@ type Store struct {
 	nextSeg      atomic.Uint64 // round-robin placement: the next call's segment
 	seq          atomic.Uint64 // publish order
 	published    atomic.Int64
-	used         atomic.Int64 // mirror of the segments' used bytes
+	used         atomic.Int64 // the objects' sizes: the segments' held bytes
 	needEviction atomic.Bool
 
 	stop chan struct{}
@@ -129,6 +130,7 @@ func New(opts Options) (*Store, error) {
 		s.maxAlloc = max(s.maxAlloc, g.capacity)
 		s.runLimit = max(s.runLimit, g.arenaSize)
 	}
+	s.qbits = quantumBits(s.maxAlloc)
 	if o.SnapshotPath != "" {
 		if err := s.load(o.SnapshotPath); err != nil {
 			return nil, err
@@ -232,7 +234,7 @@ func (s *Store) Stat(ctx context.Context) (pool.Stat, error) {
 	})
 	for _, g := range s.segs {
 		g.mu.Lock()
-		st.Segments = append(st.Segments, pool.Segment{Name: g.name, CapacityBytes: g.capacity, UsedBytes: g.used})
+		st.Segments = append(st.Segments, pool.Segment{Name: g.name, CapacityBytes: g.capacity, UsedBytes: g.held})
 		g.mu.Unlock()
 	}
 	return st, nil

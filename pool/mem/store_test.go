@@ -45,8 +45,8 @@ func TestPutExistingKeepsFirstAndCounts(t *testing.T) {
 	if string(bufs[0][:n[0]]) != "first" {
 		t.Errorf("Get(k) = %q, want %q", bufs[0][:max(n[0], 0)], "first")
 	}
-	if st := stat(t, s); st.PutsExisting != 2 || st.Keys != 1 || st.UsedBytes != Granule {
-		t.Errorf("Stat() = puts existing %d, keys %d, used %d; want 2, 1, %d", st.PutsExisting, st.Keys, st.UsedBytes, Granule)
+	if st := stat(t, s); st.PutsExisting != 2 || st.Keys != 1 || st.UsedBytes != 5 {
+		t.Errorf("Stat() = puts existing %d, keys %d, used %d; want 2, 1, 5", st.PutsExisting, st.Keys, st.UsedBytes)
 	}
 }
 
@@ -90,7 +90,7 @@ func TestObjectsUpToASegment(t *testing.T) {
 		{"a segment's worth", Options{Capacity: 1 << 20, Segments: 2, ArenaSize: 64 << 10}, 512 << 10},
 		{"160 MiB in bytes", Options{Capacity: 200 * mib, Segments: 1}, 160 * mib},
 		{"160 MiB without bytes", Options{Capacity: 200 * mib, Segments: 1, MetadataOnly: true}, 160 * mib},
-		{"3.125 GiB without bytes", Options{Capacity: 4 * 3200 * mib, Segments: 4, MetadataOnly: true}, 3200 * mib},
+		{"3 GiB, the largest bin in 3.125 GiB, without bytes", Options{Capacity: 4 * 3200 * mib, Segments: 4, MetadataOnly: true}, 3072 * mib},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -155,12 +155,12 @@ func TestStatSegments(t *testing.T) {
 		Backend:       "mem",
 		Address:       "mem://?capacity=64000&segments=3",
 		Keys:          4,
-		UsedBytes:     128 + 64 + 64 + 128,
+		UsedBytes:     100 + 64 + 1 + 65,
 		CapacityBytes: 64000,
 		Segments: []pool.Segment{
-			{Name: "mem-0", CapacityBytes: 21334, UsedBytes: 128 + 128},
+			{Name: "mem-0", CapacityBytes: 21334, UsedBytes: 100 + 65},
 			{Name: "mem-1", CapacityBytes: 21333, UsedBytes: 64},
-			{Name: "mem-2", CapacityBytes: 21333, UsedBytes: 64},
+			{Name: "mem-2", CapacityBytes: 21333, UsedBytes: 1},
 		},
 	}
 	if diff := cmp.Diff(want, stat(t, s)); diff != "" {
