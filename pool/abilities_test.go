@@ -24,6 +24,7 @@ var abilities = map[string]reflect.Type{
 	"LeasingExister": reflect.TypeFor[pool.LeasingExister](),
 	"Sizer":          reflect.TypeFor[pool.Sizer](),
 	"Snapshotter":    reflect.TypeFor[pool.Snapshotter](),
+	"AllRemover":     reflect.TypeFor[pool.AllRemover](),
 	"ReadOnly":       reflect.TypeFor[pool.ReadOnly](),
 	"Evicter":        reflect.TypeFor[pool.Evicter](),
 	"ArenaHolder":    reflect.TypeFor[pool.ArenaHolder](),

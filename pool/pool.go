@@ -29,6 +29,7 @@
 //	LeasingExister  Exist that grants leases (BatchExistKey)       yes
 //	Sizer           value sizes without reading them               yes  yes
 //	Snapshotter     save to the snapshot file                      yes
+//	AllRemover      remove every object at once (RemoveAll)        yes
 //	ReadOnly        refuses Put and Remove                                     yes       yes
 //	Evicter         the owner runs the eviction step (EvictNow)    yes
 //	ArenaHolder     values in host arenas a device can map         yes

@@ -89,8 +89,8 @@ func TestReserveCommit(t *testing.T) {
 	if diff := cmp.Diff(allReads(false), visibility(t, s, "plain")); diff != "" {
 		t.Errorf("reads of a reserved key mismatch (-want +got):\n%s", diff)
 	}
-	if got := removeKeys(t, s, true, "plain")[0]; got != pool.ObjectNotFound {
-		t.Errorf("Remove(reserved key, force) = %v, want OBJECT_NOT_FOUND", got)
+	if got := removeKeys(t, s, true, "plain")[0]; got != pool.ReplicaIsNotReady {
+		t.Errorf("Remove(reserved key, force) = %v, want REPLICA_IS_NOT_READY", got)
 	}
 	if st := stat(t, s); st.Keys != 0 || st.UsedBytes != 5+64+100+7 {
 		t.Errorf("Stat() while reserved = %d keys, %d bytes, want 0, %d", st.Keys, st.UsedBytes, 5+64+100+7)

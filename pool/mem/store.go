@@ -19,6 +19,7 @@ var (
 	_ pool.LeasingExister = (*Store)(nil)
 	_ pool.Sizer          = (*Store)(nil)
 	_ pool.Snapshotter    = (*Store)(nil)
+	_ pool.AllRemover     = (*Store)(nil)
 	_ pool.Evicter        = (*Store)(nil)
 	_ pool.ArenaHolder    = (*Store)(nil)
 	_ pool.Viewer         = (*Store)(nil)
