@@ -168,13 +168,20 @@ func runPoolPut(c *cobra.Command, ios *IOStreams, g *globalOptions, p *poolFlag,
 
 func newPoolRmCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
 	p := &poolFlag{}
-	var force bool
+	var force, all bool
 	c := &cobra.Command{
-		Use:     "rm --pool URL KEY... [--force]",
-		Short:   "Remove keys; leased keys only with --force",
-		Long:    "Remove keys. A key under an unexpired lease is refused (OBJECT_HAS_LEASE) unless --force. Exits 1 when any key could not be removed." + poolExitCodes,
-		Example: "$ kvctl pool rm --pool mem://?snapshot=pool.snap k1 k2 --force",
+		Use:   "rm --pool URL (KEY... | --all) [--force]",
+		Short: "Remove keys; leased keys only with --force",
+		Long: "Remove keys. A key under an unexpired lease is refused (OBJECT_HAS_LEASE) unless --force, a key still being written always (REPLICA_IS_NOT_READY). Exits 1 when any key could not be removed.\n\n" +
+			"--all removes every object whose lease has expired (every object with --force) but those still being written, as the Mooncake master's RemoveAll, and prints how many it removed; pools without it (all but mem://) refuse it." + poolExitCodes,
+		Example: "$ kvctl pool rm --pool mem://?snapshot=pool.snap k1 k2 --force\n$ kvctl pool rm --pool mem://?snapshot=pool.snap --all",
 		RunE: func(c *cobra.Command, args []string) error {
+			if all {
+				if len(args) > 0 {
+					return usagef("give keys or --all, not both")
+				}
+				return withPool(c.Context(), ios, p, func(st pool.Store) error { return removeAll(c.Context(), ios, p.URL, st, force) })
+			}
 			if len(args) == 0 {
 				return usagef("give at least one key")
 			}
@@ -189,7 +196,22 @@ func newPoolRmCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
 	}
 	p.register(c.Flags())
 	c.Flags().BoolVar(&force, "force", false, "remove keys even under a lease")
+	c.Flags().BoolVar(&all, "all", false, "remove every object (Mooncake's RemoveAll)")
 	return c
+}
+
+// removeAll runs the pool's RemoveAll and prints how many objects went.
+func removeAll(ctx context.Context, ios *IOStreams, url string, st pool.Store, force bool) error {
+	ra, ok := st.(pool.AllRemover)
+	if !ok {
+		return fmt.Errorf("pool %s cannot remove all keys (RemoveAll)", url)
+	}
+	n, err := ra.RemoveAll(ctx, force)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(ios.Out, "%d removed\n", n)
+	return nil
 }
 
 func reportRemoved(ios *IOStreams, keyList []string, res []pool.Code) error {
