@@ -86,7 +86,11 @@
 // to max(lease, now + LeaseTTL); Exist and List grant none. A leased object
 // (or one held by a view or a Get in progress) is not evicted and is
 // removed only with force; a forced removal of an object being read frees
-// its memory when the last reader is done.
+// its memory when the last reader is done. An object still being written
+// (a put between PutStart and PutEnd, a reservation) is not removed, force
+// or not: Remove answers ReplicaIsNotReady, as the master does. RemoveAll
+// (pool.AllRemover, the master's RemoveAll) removes every object Remove
+// would remove with the same force and returns how many.
 //
 // SoftPinEnable pins an object until publish time + SoftPinTTL (the
 // option's TTL, or the store's default); reads do not extend it; a TTL above
