@@ -66,6 +66,7 @@ func simulatedPool(evictionRatio, watermark float64) func(int64, func() time.Tim
 	return func(capacity int64, now func() time.Time) (pool.Store, error) {
 		s, err := mem.New(mem.Options{
 			Capacity: capacity, MetadataOnly: true, EvictionRatio: evictionRatio, HighWatermark: watermark,
+			ZeroEvictionRatio: evictionRatio == 0, ZeroHighWatermark: watermark == 0,
 			Eviction: mem.EvictManual, Now: now,
 		})
 		if err != nil {

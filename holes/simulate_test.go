@@ -163,3 +163,26 @@ func TestSimulateNeedsADrivablePool(t *testing.T) {
 		}
 	}
 }
+
+// Pages larger than mem's arena size (160 MiB: T=512 on a 70B model) are
+// stored, as a real master stores objects up to a segment, and hit.
+func TestSimulateLargePages(t *testing.T) {
+	k := traceSettings()
+	k.Layout.TokensPerBlock = 512
+	k.Layout.LayerGroups = []keys.LayerGroup{{ID: 0, BytesPerPage: 160 << 20}}
+	src, err := workload.Open("../testdata/trace-small.jsonl", workload.FormatAuto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs, err := Prepare(context.Background(), src, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := Simulate(context.Background(), reqs, SimOptions{Keys: k, OpenPool: memPool(0)}, 1<<40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Summary.HitBlocks == 0 || run.FailedPuts != 0 {
+		t.Errorf("160 MiB pages in 1 TiB: %d hit blocks, %d failed puts; want some hits and no failures", run.Summary.HitBlocks, run.FailedPuts)
+	}
+}

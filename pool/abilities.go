@@ -61,6 +61,17 @@ type Snapshotter interface {
 	Snapshot(ctx context.Context) error
 }
 
+// AllRemover is implemented by backends that can remove every object at
+// once, as Mooncake's RemoveAll (master_service.cpp, MasterService::
+// RemoveAll) does.
+type AllRemover interface {
+	// RemoveAll removes every object whose lease has expired, or with
+	// force every object, leased or being read, and returns how many it
+	// removed. Objects still being written stay, as do objects put while
+	// it runs.
+	RemoveAll(ctx context.Context, force bool) (int64, error)
+}
+
 // ReadOnly is implemented by backends that never accept writes; ReadOnly
 // reports whether this store refuses Put and Remove.
 type ReadOnly interface {

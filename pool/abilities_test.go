@@ -25,6 +25,7 @@ var abilities = map[string]reflect.Type{
 	"Sizer":          reflect.TypeFor[pool.Sizer](),
 	"Locator":        reflect.TypeFor[pool.Locator](),
 	"Snapshotter":    reflect.TypeFor[pool.Snapshotter](),
+	"AllRemover":     reflect.TypeFor[pool.AllRemover](),
 	"ReadOnly":       reflect.TypeFor[pool.ReadOnly](),
 	"Evicter":        reflect.TypeFor[pool.Evicter](),
 	"ArenaHolder":    reflect.TypeFor[pool.ArenaHolder](),

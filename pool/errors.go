@@ -14,6 +14,7 @@ const (
 	OK                  Code = 0
 	NoAvailableHandle   Code = -200
 	InvalidParams       Code = -600
+	ReplicaIsNotReady   Code = -703
 	ObjectNotFound      Code = -704
 	ObjectAlreadyExists Code = -705
 	ObjectHasLease      Code = -706
@@ -27,6 +28,7 @@ var codeNames = map[Code]string{
 	OK:                  "OK",
 	NoAvailableHandle:   "NO_AVAILABLE_HANDLE",
 	InvalidParams:       "INVALID_PARAMS",
+	ReplicaIsNotReady:   "REPLICA_IS_NOT_READY",
 	ObjectNotFound:      "OBJECT_NOT_FOUND",
 	ObjectAlreadyExists: "OBJECT_ALREADY_EXISTS",
 	ObjectHasLease:      "OBJECT_HAS_LEASE",

@@ -30,6 +30,7 @@
 //	Sizer           value sizes without reading them               yes  yes
 //	Locator         values' segments and offsets, with no lease    yes
 //	Snapshotter     save to the snapshot file                      yes
+//	AllRemover      remove every object at once (RemoveAll)        yes
 //	ReadOnly        refuses Put and Remove                                     yes       yes
 //	Evicter         the owner runs the eviction step (EvictNow)    yes
 //	ArenaHolder     values in host arenas a device can map         yes

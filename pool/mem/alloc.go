@@ -2,6 +2,7 @@ package mem
 
 import (
 	"math/bits"
+	"sort"
 	"sync"
 )
 
@@ -13,8 +14,46 @@ const (
 	scanLimit = 8
 )
 
+// maxBinSize is the largest size upstream's offset allocator bins
+// (SmallFloat::MAX_BIN_SIZE, offset_allocator.cpp, 3.75 GB): a segment
+// larger than it is allocated in quanta of 2^quantumBits bytes.
+const maxBinSize = 4026531840
+
 // alignUp rounds n up to a multiple of Granule.
 func alignUp(n int64) int64 { return (n + Granule - 1) &^ (Granule - 1) }
+
+// quantumBits is how many low bits of a size upstream's OffsetAllocator
+// drops for a segment of capacity bytes (calculateMultiplier,
+// offset_allocator.cpp): the fewest that bring the capacity to at most
+// maxBinSize.
+func quantumBits(capacity int64) uint {
+	var b uint
+	for capacity>>b > maxBinSize {
+		b++
+	}
+	return b
+}
+
+// binRoundUp is the size the offset allocator consumes for n bytes
+// (OffsetAllocator::allocate and __Allocator::allocate, the round-up to
+// the bin size, offset_allocator.cpp): n in quanta of 2^qbits rounded up,
+// then rounded up to a float with a 3-bit mantissa
+// (SmallFloat::uintToFloatRoundUp): exact below 8 quanta, otherwise to a
+// multiple of 2^(e-3) where 2^e is n's highest bit, so m*2^k with m <= 15
+// is exact and anything else grows by less than 12.5%.
+func binRoundUp(n int64, qbits uint) int64 {
+	q := (n + 1<<qbits - 1) >> qbits
+	if q >= 8 {
+		step := int64(1) << (bits.Len64(uint64(q)) - 4)
+		q = (q + step - 1) &^ (step - 1)
+	}
+	return q << qbits
+}
+
+// allocSize is what an object of n bytes takes of a segment whose sizes
+// are in quanta of 2^qbits: its bin size (binRoundUp), aligned to
+// Granule (a no-op from 512 bytes up, where bins are multiples of 64).
+func allocSize(n int64, qbits uint) int64 { return alignUp(binRoundUp(n, qbits)) }
 
 // binDown is the bin holding free extents of size n.
 func binDown(n int64) int {
@@ -53,28 +92,44 @@ type extent struct {
 	prev, next *extent
 }
 
-// segment is one segment's allocator: an address space of capacity bytes
-// carved into arenas of arenaSize (the last may be shorter), opened in
-// order as allocations need them. Free extents never cross an arena
-// boundary, so every allocation lies inside one arena. Once the store is
-// shared, mu guards every field but the constant name, capacity,
-// arenaSize and noBytes.
+// segment is one segment's allocator: an offset allocator over an address
+// space of capacity bytes, after upstream's one OffsetAllocator per mounted
+// segment (offset_allocator.cpp, OffsetAllocator::allocate). In byte mode
+// the address space is backed by arenas, opened back to back as
+// allocations need them: each is arenaSize bytes, or as large as the
+// allocation that opens it (up to what is left of the segment), and free
+// extents never cross an arena boundary, so every allocation lies inside
+// one arena, one buffer a device can register. In metadata-only mode no
+// bytes exist and the segment is a single arena: one contiguous range, as
+// upstream's. Once the store is shared, mu guards every field but the
+// constant name, capacity, arenaSize and noBytes.
 type segment struct {
 	mu        sync.Mutex
 	name      string
 	capacity  int64
 	arenaSize int64
 	noBytes   bool
-	arenas    [][]byte
-	opened    int
-	used      int64
+	arenas    []arena
+	openedEnd int64 // where the address space no arena covers begins
+	used      int64 // bytes allocated: the objects' allocation sizes
+	held      int64 // the objects' sizes, which Stat reports (upstream's cur_size_)
 	byStart   map[int64]*extent
 	byEnd     map[int64]*extent
 	bins      [binCount]*extent
 	nonEmpty  [binCount / 64]uint64
 }
 
+// arena is the opened range [start, end) of a segment's address space and
+// its memory (nil in metadata-only mode).
+type arena struct {
+	start, end int64
+	mem        []byte
+}
+
 func newSegment(name string, capacity, arenaSize int64, noBytes bool) *segment {
+	if noBytes {
+		arenaSize = capacity
+	}
 	return &segment{
 		name:      name,
 		capacity:  capacity,
@@ -85,28 +140,27 @@ func newSegment(name string, capacity, arenaSize int64, noBytes bool) *segment {
 	}
 }
 
-// arenaCount is the number of arenas the segment can open.
-func (g *segment) arenaCount() int {
-	return int((g.capacity + g.arenaSize - 1) / g.arenaSize)
+// arenaOf is the index of the opened arena holding offset off, or
+// len(g.arenas) when no opened arena holds it.
+func (g *segment) arenaOf(off int64) int {
+	i := sort.Search(len(g.arenas), func(i int) bool { return g.arenas[i].end > off })
+	if i < len(g.arenas) && g.arenas[i].start > off {
+		return len(g.arenas)
+	}
+	return i
 }
-
-// arenaOf is the index of the arena holding offset off.
-func (g *segment) arenaOf(off int64) int { return int(off / g.arenaSize) }
-
-// arenaEnd is where arena a's address range ends.
-func (g *segment) arenaEnd(a int) int64 { return min(int64(a+1)*g.arenaSize, g.capacity) }
 
 // alloc reserves n bytes (a multiple of Granule), reusing free space before
 // opening a new arena; ok is false when the segment has no room.
 func (g *segment) alloc(n int64) (off int64, ok bool) {
-	if n > g.arenaSize {
+	if n > g.capacity {
 		return 0, false
 	}
 	if e := g.findFit(n); e != nil {
 		return g.carve(e, n), true
 	}
-	for g.opened < g.arenaCount() {
-		if e := g.openArena(); e.size >= n {
+	for g.openedEnd < g.capacity {
+		if e := g.openArena(n); e.size >= n {
 			return g.carve(e, n), true
 		}
 	}
@@ -143,20 +197,24 @@ func (g *segment) firstNonEmpty(from int) int {
 	return -1
 }
 
-// openArena opens the next arena and returns its free extent.
-func (g *segment) openArena() *extent {
-	start, end := g.openRaw()
+// openArena opens the next arena, large enough for n bytes where the
+// segment has room, and returns its free extent.
+func (g *segment) openArena(n int64) *extent {
+	start, end := g.openRaw(max(n, g.arenaSize))
 	return g.insert(start, end-start)
 }
 
-// openRaw allocates the next arena's memory without making it free space.
-func (g *segment) openRaw() (start, end int64) {
-	a := g.opened
-	g.opened++
-	start, end = int64(a)*g.arenaSize, g.arenaEnd(a)
+// openRaw allocates the next arena, of n bytes or what is left of the
+// segment, without making it free space.
+func (g *segment) openRaw(n int64) (start, end int64) {
+	start = g.openedEnd
+	end = start + min(n, g.capacity-start)
+	a := arena{start: start, end: end}
 	if !g.noBytes {
-		g.arenas = append(g.arenas, make([]byte, end-start))
+		a.mem = make([]byte, end-start)
 	}
+	g.arenas = append(g.arenas, a)
+	g.openedEnd = end
 	return start, end
 }
 
@@ -166,9 +224,9 @@ type span struct{ off, n int64 }
 // restore makes free space of everything in the opened arenas outside
 // spans, which are sorted, disjoint and each inside one opened arena.
 func (g *segment) restore(spans []span) {
-	for a := range g.opened {
-		cur, end := int64(a)*g.arenaSize, g.arenaEnd(a)
-		for len(spans) > 0 && spans[0].off < end {
+	for _, a := range g.arenas {
+		cur := a.start
+		for len(spans) > 0 && spans[0].off < a.end {
 			sp := spans[0]
 			spans = spans[1:]
 			if sp.off > cur {
@@ -177,8 +235,8 @@ func (g *segment) restore(spans []span) {
 			cur = sp.off + sp.n
 			g.used += sp.n
 		}
-		if cur < end {
-			g.insert(cur, end-cur)
+		if cur < a.end {
+			g.insert(cur, a.end-cur)
 		}
 	}
 }
@@ -205,12 +263,12 @@ func (g *segment) carve(e *extent, n int64) int64 {
 func (g *segment) free(off, n int64) {
 	g.used -= n
 	start, end := off, off+n
-	a := g.arenaOf(off)
-	if p := g.byEnd[start]; p != nil && g.arenaOf(p.off) == a {
+	a := g.arenas[g.arenaOf(off)]
+	if p := g.byEnd[start]; p != nil && start > a.start {
 		g.remove(p)
 		start = p.off
 	}
-	if q := g.byStart[end]; q != nil && g.arenaOf(q.off) == a {
+	if q := g.byStart[end]; q != nil && end < a.end {
 		g.remove(q)
 		end = q.off + q.size
 	}
@@ -273,8 +331,8 @@ func (g *segment) arenaAt(off int64) arenaView {
 	if g.noBytes {
 		return arenaView{}
 	}
-	a := g.arenaOf(off)
-	return arenaView{g.arenas[a], int64(a) * g.arenaSize}
+	a := g.arenas[g.arenaOf(off)]
+	return arenaView{a.mem, a.start}
 }
 
 // bytes is the memory of [off, off+n), which lies in the arena; nil in

@@ -51,8 +51,8 @@ func TestBins(t *testing.T) {
 
 func TestSegmentOpensArenasLazily(t *testing.T) {
 	g := newSegment("s", 10*1024, 4096, false)
-	if g.arenaCount() != 3 || g.opened != 0 {
-		t.Fatalf("arenaCount, opened = %d, %d, want 3, 0", g.arenaCount(), g.opened)
+	if len(g.arenas) != 0 {
+		t.Fatalf("a new segment has %d arenas, want 0", len(g.arenas))
 	}
 	var offs []int64
 	for range 4 {
@@ -62,11 +62,11 @@ func TestSegmentOpensArenasLazily(t *testing.T) {
 		}
 		offs = append(offs, off)
 	}
-	if g.opened != 2 || len(g.arenas) != 2 {
-		t.Errorf("after 8 KiB, opened = %d with %d arenas, want 2", g.opened, len(g.arenas))
+	if len(g.arenas) != 2 || g.openedEnd != 8192 {
+		t.Errorf("after 8 KiB, %d arenas up to %d, want 2 up to 8192", len(g.arenas), g.openedEnd)
 	}
 	if off, ok := g.alloc(4096); ok {
-		t.Errorf("alloc(4096) in the 2 KiB last arena = %d, want failure", off)
+		t.Errorf("alloc(4096) in the 2 KiB left = %d, want failure", off)
 	}
 	if _, ok := g.alloc(2048); !ok {
 		t.Errorf("alloc(2048) in the 2 KiB last arena failed")
@@ -82,8 +82,61 @@ func TestSegmentOpensArenasLazily(t *testing.T) {
 	checkSegment(t, g)
 }
 
+// TestSegmentOpensArenaOfObjectSize checks that an allocation larger than
+// the arena size opens an arena of its own size, and that the bytes of
+// every allocation lie in one arena.
+func TestSegmentOpensArenaOfObjectSize(t *testing.T) {
+	g := newSegment("s", 64*1024, 4096, false)
+	small, _ := g.alloc(1024)
+	big, ok := g.alloc(20 * 1024)
+	if !ok {
+		t.Fatalf("alloc(20 KiB) in a 64 KiB segment of 4 KiB arenas failed")
+	}
+	want := []arena{{start: 0, end: 4096}, {start: 4096, end: 4096 + 20*1024}}
+	if len(g.arenas) != 2 || g.arenas[0].start != want[0].start || g.arenas[0].end != want[0].end || g.arenas[1].start != want[1].start || g.arenas[1].end != want[1].end {
+		t.Fatalf("arenas after alloc(1 KiB) and alloc(20 KiB) = %+v, want %+v", g.arenas, want)
+	}
+	if small != 0 || big != 4096 || len(g.arenaAt(big).bytes(big, 20*1024)) != 20*1024 {
+		t.Errorf("offsets = %d, %d, want 0, 4096 with 20 KiB of bytes", small, big)
+	}
+	if _, ok := g.alloc(48 * 1024); ok {
+		t.Errorf("alloc(48 KiB) with 40 KiB unopened succeeded")
+	}
+	checkSegment(t, g)
+}
+
+// TestSegmentMetadataOnlyIsContiguous checks that without bytes a segment
+// is one contiguous range: an allocation may take it whole, and sizes that
+// leave arena tails in byte mode pack as a contiguous allocator packs them.
+func TestSegmentMetadataOnlyIsContiguous(t *testing.T) {
+	const mib = 1 << 20
+	tests := []struct {
+		capacity, n int64
+		want        int
+	}{
+		{4096 * mib, 28 * mib, 146},
+		{4096 * mib, 40 * mib, 102},
+		{4096 * mib, 160 * mib, 25},
+		{4096 * mib, 4096 * mib, 1},
+	}
+	for _, tt := range tests {
+		g := newSegment("s", tt.capacity, DefaultArenaSize, true)
+		got := 0
+		for {
+			if _, ok := g.alloc(tt.n); !ok {
+				break
+			}
+			got++
+		}
+		if got != tt.want {
+			t.Errorf("allocations of %d in a %d-byte metadata-only segment = %d, want %d", tt.n, tt.capacity, got, tt.want)
+		}
+		checkSegment(t, g)
+	}
+}
+
 func TestSegmentNoAllocationCrossesArenas(t *testing.T) {
-	g := newSegment("s", 1<<20, 3*1024, true)
+	g := newSegment("s", 1<<20, 3*1024, false)
 	rng := rand.New(rand.NewPCG(1, 2))
 	type alloc struct{ off, n int64 }
 	var live []alloc
@@ -95,7 +148,7 @@ func TestSegmentNoAllocationCrossesArenas(t *testing.T) {
 			live = live[:len(live)-1]
 			continue
 		}
-		n := alignUp(1 + rng.Int64N(3*1024))
+		n := alignUp(1 + rng.Int64N(5*1024))
 		off, ok := g.alloc(n)
 		if !ok {
 			continue
@@ -112,8 +165,8 @@ func TestSegmentNoAllocationCrossesArenas(t *testing.T) {
 		g.free(a.off, a.n)
 	}
 	checkSegment(t, g)
-	if g.used != 0 || len(g.byStart) != g.opened {
-		t.Errorf("after freeing everything: used %d, %d extents, want 0 and one per arena (%d)", g.used, len(g.byStart), g.opened)
+	if g.used != 0 || len(g.byStart) != len(g.arenas) {
+		t.Errorf("after freeing everything: used %d, %d extents, want 0 and one per arena (%d)", g.used, len(g.byStart), len(g.arenas))
 	}
 }
 

@@ -17,6 +17,8 @@ func TestCapacityFor(t *testing.T) {
 		{"the conversation trace", 145_000_000/32 + 1, []int64{128}, 651 * mib},
 		// 100 bytes take a 128-byte granule: 1M * (128+64) / 0.85.
 		{"rounded to the granule", 1 << 20, []int64{100, 1}, 226 * mib},
+		// 65 MiB takes its 72 MiB bin: 10 * 72 MiB / 0.85 = 847.06 MiB.
+		{"rounded to the bin", 10, []int64{65 * mib}, 848 * mib},
 	}
 	for _, tt := range tests {
 		got := CapacityFor(tt.count, tt.sizes)

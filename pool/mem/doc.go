@@ -5,25 +5,46 @@
 //
 // # Memory
 //
-// The capacity is split evenly over the segments. Each segment is an
-// address space carved into arenas (64 MiB by default) that are allocated
-// lazily, the first time an allocation needs one, so a 64 GiB pool costs
-// only what it holds; an arena is reused after eviction and removal, never
-// returned. An object is one contiguous buffer in one arena of one segment.
-// Allocation sizes are rounded up to 64 bytes and that rounded size is what
-// UsedBytes counts. Inside a segment a binned first-fit allocator with
-// coalescing reuses freed space before opening a new arena. Each Put or
-// Reserve call takes the next segment round-robin and places its new
-// values back to back in call order as one allocation, in one arena (a
-// call larger than an arena is cut into runs of at most an arena, each
-// placed so), so that a call's values are adjacent in memory; such a run
-// may open a new arena while smaller free pieces remain in the opened
-// ones. A run that fits in no segment as one piece is placed value by
-// value, each on the first segment with room from the call's own, so that
-// a value fails only when no segment has room for it. Values are freed one
-// by one and freed neighbours merge. Objects larger than an arena are
-// refused with InvalidParams. Arenas returns the allocated arena slices,
-// for callers that register them with a GPU driver.
+// The capacity is split evenly over the segments, and each segment has
+// its own offset allocator, as each segment a Mooncake client mounts does
+// (global_segment_size, 3.125 GiB by default): an object is one contiguous
+// allocation of up to a segment. Larger objects are refused with
+// InvalidParams. As upstream's allocator does (offset_allocator.cpp,
+// __Allocator::allocate), an object takes its size rounded up to its bin,
+// a float with a 3-bit mantissa (in quanta of 2^k bytes for segments over
+// 3.75 GB, the fewest k that bring the segment under it): sizes m*2^j with
+// m <= 15 (64 KiB, 28, 32, 40, 160 MiB) are exact, others grow by less than
+// 12.5%, and an object whose bin exceeds the free space fails with
+// NoAvailableHandle (in a 3.125 GiB segment the largest object is 3 GiB).
+// Sizes are also aligned to 64 bytes, which changes nothing from 512 bytes
+// up. UsedBytes, and the used ratio eviction compares with the watermark,
+// count the sizes put, as the master counts them (allocator.cpp,
+// OffsetBufferAllocator::allocate), so a pool of inexact sizes is fuller
+// than its ratio says. Inside a segment a binned first-fit allocator with
+// coalescing reuses freed space before it takes unused space.
+//
+// In byte mode a segment's memory is arenas (64 MiB by default), allocated
+// lazily, back to back, the first time an allocation needs one, so a 64 GiB
+// pool costs only what it holds; an arena is reused after eviction and
+// removal, never returned. An allocation larger than the arena size opens
+// an arena of its own size. Free space never spans two arenas, so every
+// object lies inside one arena, one buffer a GPU can register: Arenas
+// returns them. The free tail of an arena too small for the next object
+// waits for smaller ones, where upstream's contiguous segment would use it;
+// arena=SEGMENT (the segment's size) removes that difference at the cost of
+// registering the segment whole. In metadata-only mode a segment is one
+// contiguous range, as upstream's.
+//
+// Each Put or Reserve call takes the next segment round-robin and places
+// its new values back to back in call order as one allocation (a call
+// larger than an arena is cut into runs of at most an arena, each placed
+// so; a value larger than an arena is a run of its own), so that a call's
+// values are adjacent in memory; such a run may open a new arena while
+// smaller free pieces remain in the opened ones. A run that fits in no
+// segment as one piece is placed value by value, each on the first segment
+// with room from the call's own, so that a value fails only when no
+// segment has room for it. Values are freed one by one and freed
+// neighbours merge.
 //
 // # Concurrency
 //
@@ -38,7 +59,8 @@
 //
 // With MetadataOnly the pool keeps sizes, placement and state but no bytes:
 // Put accepts a nil Value with Size (a non-nil Value is accepted and its
-// bytes dropped), capacity accounting is exactly that of the byte mode, and
+// bytes dropped), capacity accounting is that of the byte mode with
+// arenas as large as the segments, and
 // Get and View answer InvalidParams for present keys (ObjectNotFound for
 // absent ones) after granting the lease a read would have granted. Use
 // Sizes to read sizes.
@@ -64,7 +86,11 @@
 // to max(lease, now + LeaseTTL); Exist and List grant none. A leased object
 // (or one held by a view or a Get in progress) is not evicted and is
 // removed only with force; a forced removal of an object being read frees
-// its memory when the last reader is done.
+// its memory when the last reader is done. An object still being written
+// (a put between PutStart and PutEnd, a reservation) is not removed, force
+// or not: Remove answers ReplicaIsNotReady, as the master does. RemoveAll
+// (pool.AllRemover, the master's RemoveAll) removes every object Remove
+// would remove with the same force and returns how many.
 //
 // SoftPinEnable pins an object until publish time + SoftPinTTL (the
 // option's TTL, or the store's default); reads do not extend it; a TTL above
@@ -100,27 +126,30 @@
 //
 //	capacity=64GiB          total capacity (binary units, see package size)
 //	segments=4              number of segments
-//	arena=64MiB             arena size (the largest object)
+//	arena=64MiB             arena size in byte mode (objects may be larger)
 //	metadata_only=false     sizes and state only, no bytes
 //	preallocate=false       allocate every arena at open
 //	lease_ttl=10s           default_kv_lease_ttl
 //	soft_pin_ttl=30m        default_kv_soft_pin_ttl
 //	max_soft_pin_ttl=24h    max_kv_soft_pin_ttl
-//	watermark=0.9           eviction_high_watermark_ratio, in (0, 1]
-//	eviction_ratio=0.05     eviction_ratio, in (0, 1]
+//	watermark=0.9           eviction_high_watermark_ratio, in [0, 1]
+//	eviction_ratio=0.05     eviction_ratio, in [0, 1]; with 0 a failed
+//	                        allocation does not trigger eviction, only
+//	                        the watermark does (as the master)
 //	evict_soft_pinned=true  allow_evict_soft_pinned_objects
 //	eviction=background     background (every 10 ms) or manual (EvictNow)
 //	snapshot=PATH           load PATH at open if it exists, save it on Close
 //
 // # Snapshot format
 //
-// A snapshot file (version 1) is little-endian binary: the magic
+// A snapshot file (version 2) is little-endian binary: the magic
 // "KVCTLMEM", uint32 version, uint32 flags (bit 0: metadata-only),
 // int64 capacity, uint32 segments, int64 arena size, uint32 next segment
 // (where round-robin placement resumes), int64 save time (Unix ns), five
 // int64 counters (puts existing, allocation failures,
-// eviction attempts, evicted keys, evicted bytes), one uint32 per segment
-// with its number of allocated arenas, uint64 object count, then per object
+// eviction attempts, evicted keys, evicted bytes), per segment a uint32
+// number of allocated arenas followed by each arena's int64 end offset
+// (arenas lie back to back from offset 0), uint64 object count, then per object
 // in publish order: uint32 key length and key, int64 size, uint32 segment,
 // int64 offset, int64 publish time and int64 lease deadline (Unix ns),
 // uint8 flags (bit 0 hard pin, bit 1 soft pin, bit 2 group), int64 soft pin
@@ -130,5 +159,6 @@
 // segments, arena size and mode; it is written to a temporary file beside
 // the target and renamed over it. Objects keep their placement, so the
 // loaded pool's accounting equals the saved one's. Runs sharing a snapshot
-// file do not merge: the last to save wins.
+// file do not merge: the last to save wins. Version 1 files, which gave
+// each segment a count of arenas of the arena size, are still read.
 package mem

@@ -130,20 +130,24 @@ func checkInvariants(t *testing.T, s *Store) {
 	t.Helper()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	objBytes := make([]int64, len(s.segs))
-	s.forEachObject(func(o *object) { objBytes[o.seg] += o.alloc })
-	var used int64
+	objAlloc := make([]int64, len(s.segs))
+	objSize := make([]int64, len(s.segs))
+	s.forEachObject(func(o *object) {
+		objAlloc[o.seg] += o.alloc
+		objSize[o.seg] += o.size
+	})
+	var held int64
 	for i, g := range s.segs {
 		g.mu.Lock()
 		checkSegment(t, g)
-		if objBytes[i] != g.used {
-			t.Errorf("segment %d: objects hold %d bytes, used = %d", i, objBytes[i], g.used)
+		if objAlloc[i] != g.used || objSize[i] != g.held {
+			t.Errorf("segment %d: objects take %d bytes holding %d, used = %d, held = %d", i, objAlloc[i], objSize[i], g.used, g.held)
 		}
-		used += g.used
+		held += g.held
 		g.mu.Unlock()
 	}
-	if used != s.used.Load() {
-		t.Errorf("segments use %d bytes, store used = %d", used, s.used.Load())
+	if held != s.used.Load() {
+		t.Errorf("segments hold %d bytes, store used = %d", held, s.used.Load())
 	}
 }
 
@@ -163,12 +167,12 @@ func checkSegment(t *testing.T, g *segment) {
 			switch {
 			case e.bin != b || binDown(e.size) != b:
 				t.Errorf("%s: extent [%d,+%d) in bin %d, want %d", g.name, e.off, e.size, b, binDown(e.size))
-			case a >= g.opened || e.off+e.size > g.arenaEnd(a):
+			case a >= len(g.arenas) || e.off+e.size > g.arenas[a].end:
 				t.Errorf("%s: extent [%d,+%d) is outside opened arena %d", g.name, e.off, e.size, a)
 			case g.byStart[e.off] != e || g.byEnd[e.off+e.size] != e:
 				t.Errorf("%s: extent [%d,+%d) missing from the edge maps", g.name, e.off, e.size)
 			}
-			if p := g.byEnd[e.off]; p != nil && g.arenaOf(p.off) == a {
+			if p := g.byEnd[e.off]; p != nil && a < len(g.arenas) && e.off > g.arenas[a].start {
 				t.Errorf("%s: extents ending and starting at %d were not merged", g.name, e.off)
 			}
 		}
@@ -177,8 +181,14 @@ func checkSegment(t *testing.T, g *segment) {
 		t.Errorf("%s: %d extents in bins, %d/%d in edge maps", g.name, count, len(g.byStart), len(g.byEnd))
 	}
 	var opened int64
-	for a := range g.opened {
-		opened += g.arenaEnd(a) - int64(a)*g.arenaSize
+	for i, a := range g.arenas {
+		if a.start != opened || a.end <= a.start || (a.mem != nil) == g.noBytes || (a.mem != nil && int64(len(a.mem)) != a.end-a.start) {
+			t.Errorf("%s: arena %d = [%d, %d) with %d bytes after %d opened bytes", g.name, i, a.start, a.end, len(a.mem), opened)
+		}
+		opened = a.end
+	}
+	if opened != g.openedEnd || opened > g.capacity {
+		t.Errorf("%s: arenas cover %d bytes, openedEnd %d, capacity %d", g.name, opened, g.openedEnd, g.capacity)
 	}
 	if free+g.used != opened {
 		t.Errorf("%s: free %d + used %d != opened %d", g.name, free, g.used, opened)

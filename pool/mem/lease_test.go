@@ -106,8 +106,8 @@ func TestViewHoldsObject(t *testing.T) {
 	}
 	release()
 	release()
-	if got := stat(t, s).UsedBytes; got != used-Granule {
-		t.Errorf("UsedBytes after release = %d, want %d", got, used-Granule)
+	if got := stat(t, s).UsedBytes; got != used-5 {
+		t.Errorf("UsedBytes after release = %d, want %d", got, used-5)
 	}
 	checkInvariants(t, s)
 }

@@ -55,9 +55,11 @@ type Options struct {
 	Capacity int64
 	// Segments is the number of segments.
 	Segments int
-	// ArenaSize is the unit in which segment memory is allocated, and the
-	// largest object the pool accepts (capped at the segment size). It must
-	// be a multiple of Granule.
+	// ArenaSize is the unit in which segment memory is allocated in byte
+	// mode; an object larger than it opens an arena of its own size, and
+	// objects up to the segment size are accepted. Without bytes
+	// (MetadataOnly) a segment is one arena. It must be a multiple of
+	// Granule.
 	ArenaSize int64
 	// MetadataOnly keeps sizes and state but no bytes.
 	MetadataOnly bool
@@ -70,10 +72,20 @@ type Options struct {
 	SoftPinTTL time.Duration
 	// MaxSoftPinTTL is max_kv_soft_pin_ttl.
 	MaxSoftPinTTL time.Duration
-	// HighWatermark is eviction_high_watermark_ratio, in (0, 1].
+	// HighWatermark is eviction_high_watermark_ratio, in [0, 1] as the
+	// master accepts it (master_service.cpp, MasterService constructor);
+	// zero takes the default unless ZeroHighWatermark is set.
 	HighWatermark float64
-	// EvictionRatio is eviction_ratio, in (0, 1].
+	// EvictionRatio is eviction_ratio, in [0, 1]; zero takes the default
+	// unless ZeroEvictionRatio is set.
 	EvictionRatio float64
+	// ZeroHighWatermark sets HighWatermark to 0: every eviction step
+	// finds the pool above its watermark once it holds anything.
+	ZeroHighWatermark bool
+	// ZeroEvictionRatio sets EvictionRatio to 0: a failed allocation no
+	// longer triggers eviction, only the watermark does, as the master's
+	// EvictionThreadFunc requires eviction_ratio > 0 for that trigger.
+	ZeroEvictionRatio bool
 	// KeepSoftPinned stops pass 2 of eviction from evicting soft-pinned
 	// objects (allow_evict_soft_pinned_objects=false).
 	KeepSoftPinned bool
@@ -94,8 +106,12 @@ func (o Options) withDefaults() (Options, error) {
 	o.LeaseTTL = cmp.Or(o.LeaseTTL, DefaultLeaseTTL)
 	o.SoftPinTTL = cmp.Or(o.SoftPinTTL, DefaultSoftPinTTL)
 	o.MaxSoftPinTTL = cmp.Or(o.MaxSoftPinTTL, DefaultMaxSoftPinTTL)
-	o.HighWatermark = cmp.Or(o.HighWatermark, DefaultHighWatermark)
-	o.EvictionRatio = cmp.Or(o.EvictionRatio, DefaultEvictionRatio)
+	if !o.ZeroHighWatermark {
+		o.HighWatermark = cmp.Or(o.HighWatermark, DefaultHighWatermark)
+	}
+	if !o.ZeroEvictionRatio {
+		o.EvictionRatio = cmp.Or(o.EvictionRatio, DefaultEvictionRatio)
+	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -116,10 +132,14 @@ func (o Options) validate() error {
 		return fmt.Errorf("negative TTL (lease %v, soft pin %v, max soft pin %v)", o.LeaseTTL, o.SoftPinTTL, o.MaxSoftPinTTL)
 	case o.SoftPinTTL > o.MaxSoftPinTTL:
 		return fmt.Errorf("soft pin TTL %v is above the max soft pin TTL %v", o.SoftPinTTL, o.MaxSoftPinTTL)
-	case !(o.HighWatermark > 0 && o.HighWatermark <= 1):
-		return fmt.Errorf("high watermark %v is outside (0, 1]", o.HighWatermark)
-	case !(o.EvictionRatio > 0 && o.EvictionRatio <= 1):
-		return fmt.Errorf("eviction ratio %v is outside (0, 1]", o.EvictionRatio)
+	case !(o.HighWatermark >= 0 && o.HighWatermark <= 1):
+		return fmt.Errorf("high watermark %v is outside [0, 1]", o.HighWatermark)
+	case !(o.EvictionRatio >= 0 && o.EvictionRatio <= 1):
+		return fmt.Errorf("eviction ratio %v is outside [0, 1]", o.EvictionRatio)
+	case o.ZeroHighWatermark && o.HighWatermark != 0:
+		return fmt.Errorf("zero high watermark with high watermark %v", o.HighWatermark)
+	case o.ZeroEvictionRatio && o.EvictionRatio != 0:
+		return fmt.Errorf("zero eviction ratio with eviction ratio %v", o.EvictionRatio)
 	case o.Eviction != EvictBackground && o.Eviction != EvictManual:
 		return fmt.Errorf("unknown eviction mode %d", int(o.Eviction))
 	}

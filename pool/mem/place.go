@@ -4,7 +4,8 @@ package mem
 // allocator calls as it can: it takes the next segment round-robin and
 // allocates its objects' sizes, summed, as one extent, carving them out of
 // it back to back in call order. A call larger than an arena is cut into
-// runs of at most an arena. A run that fits no segment as one extent is
+// runs of at most an arena; an object larger than an arena is a run of its
+// own and opens an arena of its size. A run that fits no segment as one extent is
 // placed object by object, each on the first segment with room from the
 // call's segment on, so that an object fails only when no segment has room
 // for it.
@@ -20,7 +21,7 @@ func (s *Store) placeAll(objs []*object) int {
 	placed := 0
 	for len(objs) > 0 {
 		n, sum := 0, int64(0)
-		for n < len(objs) && (n == 0 || sum+objs[n].alloc <= s.maxAlloc) {
+		for n < len(objs) && (n == 0 || sum+objs[n].alloc <= s.runLimit) {
 			sum += objs[n].alloc
 			n++
 		}
@@ -34,9 +35,14 @@ func (s *Store) placeAll(objs []*object) int {
 	return placed
 }
 
-// placeRun allocates sum bytes, the sizes of run, as one extent on the
-// first segment with room from segment k on, and carves run out of it.
+// placeRun allocates sum bytes, the allocation sizes of run, as one
+// extent on the first segment with room from segment k on, and carves run
+// out of it. The segment holds the objects' sizes.
 func (s *Store) placeRun(run []*object, sum int64, k int) (int, bool) {
+	var held int64
+	for _, o := range run {
+		held += o.size
+	}
 	for i := range s.segs {
 		seg := (k + i) % len(s.segs)
 		g := s.segs[seg]
@@ -45,6 +51,7 @@ func (s *Store) placeRun(run []*object, sum int64, k int) (int, bool) {
 		var arena arenaView
 		if ok {
 			arena = g.arenaAt(off)
+			g.held += held
 		}
 		g.mu.Unlock()
 		if !ok {
@@ -54,7 +61,7 @@ func (s *Store) placeRun(run []*object, sum int64, k int) (int, bool) {
 			o.seg, o.off, o.data = seg, off, arena.bytes(off, o.size)
 			off += o.alloc
 		}
-		s.used.Add(sum)
+		s.used.Add(held)
 		return seg, true
 	}
 	return 0, false
@@ -83,9 +90,10 @@ func (s *Store) freeObject(o *object) {
 	if freed {
 		o.freed = true
 		g.free(o.off, o.alloc)
+		g.held -= o.size
 	}
 	g.mu.Unlock()
 	if freed {
-		s.used.Add(-o.alloc)
+		s.used.Add(-o.size)
 	}
 }

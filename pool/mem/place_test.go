@@ -45,13 +45,12 @@ func checkCoalesced(t *testing.T, s *Store) {
 	for _, g := range s.segs {
 		g.mu.Lock()
 		checkSegment(t, g)
-		if g.used != 0 || len(g.byStart) != g.opened {
-			t.Errorf("%s: used %d with %d free extents, want 0 used and one extent per opened arena (%d)", g.name, g.used, len(g.byStart), g.opened)
+		if g.used != 0 || len(g.byStart) != len(g.arenas) {
+			t.Errorf("%s: used %d with %d free extents, want 0 used and one extent per opened arena (%d)", g.name, g.used, len(g.byStart), len(g.arenas))
 		}
-		for a := range g.opened {
-			start := int64(a) * g.arenaSize
-			if e := g.byStart[start]; e == nil || e.off+e.size != g.arenaEnd(a) {
-				t.Errorf("%s: arena %d is not one free extent", g.name, a)
+		for i, a := range g.arenas {
+			if e := g.byStart[a.start]; e == nil || e.off+e.size != a.end {
+				t.Errorf("%s: arena %d is not one free extent", g.name, i)
 			}
 		}
 		g.mu.Unlock()

@@ -13,9 +13,9 @@ import (
 // lock and publishes the objects under the shared lock again (PutEnd). Per
 // item: OK, ObjectAlreadyExists (a no-op; the first writer's bytes stay),
 // InvalidParams (empty or too long key, empty value, nil Value outside
-// metadata-only mode, a value larger than an arena, a bad soft pin TTL) or
-// NoAvailableHandle (no room; the next eviction step runs even below the
-// watermark).
+// metadata-only mode, a value larger than a segment, a bad soft pin TTL) or
+// NoAvailableHandle (no room for its size rounded up to its bin; the next
+// eviction step runs even below the watermark, unless EvictionRatio is 0).
 func (s *Store) Put(ctx context.Context, items []pool.PutItem, results []pool.Code) error {
 	pending := s.newObjects(items, false)
 	s.mu.RLock()
@@ -73,7 +73,7 @@ func (s *Store) newObjects(items []pool.PutItem, inPlace bool) []*object {
 		o := &slab[0]
 		slab = slab[1:]
 		n := it.SizeOf()
-		o.key, o.size, o.alloc, o.seg = it.Key, n, alignUp(n), -1
+		o.key, o.size, o.alloc, o.seg = it.Key, n, allocSize(n, s.qbits), -1
 		objs[i] = o
 	}
 	return objs
@@ -113,8 +113,20 @@ func (s *Store) putStart(objs []*object, codes []pool.Code) int {
 		}
 	}
 	s.count.AllocationFailure.Add(int64(len(fresh) - placed))
-	s.needEviction.Store(true)
+	s.flagEviction()
 	return placed
+}
+
+// flagEviction asks the next eviction step to run after an allocation
+// failed. The master's PutStart sets need_mem_eviction_ only when at least
+// replica_num memory segments are mounted (master_service.cpp, PutStart),
+// always true here (one replica, at least one segment), and its
+// EvictionThreadFunc acts on it only when eviction_ratio > 0: with ratio 0
+// only the watermark triggers eviction, so the flag is not set.
+func (s *Store) flagEviction() {
+	if s.opts.EvictionRatio > 0 {
+		s.needEviction.Store(true)
+	}
 }
 
 // validatePut checks an item's key, size and soft pin TTL and, unless
@@ -124,7 +136,7 @@ func (s *Store) validatePut(it *pool.PutItem, inPlace bool) pool.Code {
 	switch {
 	case it.Key == "" || len(it.Key) > MaxKeyLen:
 		return pool.InvalidParams
-	case n <= 0 || alignUp(n) > s.maxAlloc:
+	case n <= 0 || n > s.maxAlloc:
 		return pool.InvalidParams
 	case it.Value == nil && !s.opts.MetadataOnly && !inPlace:
 		return pool.InvalidParams

@@ -89,11 +89,11 @@ func TestReserveCommit(t *testing.T) {
 	if diff := cmp.Diff(allReads(false), visibility(t, s, "plain")); diff != "" {
 		t.Errorf("reads of a reserved key mismatch (-want +got):\n%s", diff)
 	}
-	if got := removeKeys(t, s, true, "plain")[0]; got != pool.ObjectNotFound {
-		t.Errorf("Remove(reserved key, force) = %v, want OBJECT_NOT_FOUND", got)
+	if got := removeKeys(t, s, true, "plain")[0]; got != pool.ReplicaIsNotReady {
+		t.Errorf("Remove(reserved key, force) = %v, want REPLICA_IS_NOT_READY", got)
 	}
-	if st := stat(t, s); st.Keys != 0 || st.UsedBytes != 64+64+128+64 {
-		t.Errorf("Stat() while reserved = %d keys, %d bytes, want 0, %d", st.Keys, st.UsedBytes, 64+64+128+64)
+	if st := stat(t, s); st.Keys != 0 || st.UsedBytes != 5+64+100+7 {
+		t.Errorf("Stat() while reserved = %d keys, %d bytes, want 0, %d", st.Keys, st.UsedBytes, 5+64+100+7)
 	}
 	clock.Advance(time.Second)
 	commitAt := clock.Now().UnixNano()
@@ -124,8 +124,8 @@ func TestReserveAbort(t *testing.T) {
 	mustPut(t, s, sized("before", 100, pool.PutOptions{}))
 	before := stat(t, s)
 	r, _, _ := reserve(t, s, inPlace("a", 1000, pool.PutOptions{GroupID: "g"}), inPlace("b", 10, pool.PutOptions{}))
-	if got := stat(t, s).UsedBytes; got != before.UsedBytes+1024+64 {
-		t.Errorf("UsedBytes while reserved = %d, want %d", got, before.UsedBytes+1024+64)
+	if got := stat(t, s).UsedBytes; got != before.UsedBytes+1000+10 {
+		t.Errorf("UsedBytes while reserved = %d, want %d", got, before.UsedBytes+1000+10)
 	}
 	r.Abort()
 	r.Abort()
@@ -171,8 +171,10 @@ func TestReserveCodes(t *testing.T) {
 			inPlace("ttl", 10, pool.PutOptions{SoftPin: pool.SoftPinEnable, SoftPinTTL: 25 * time.Hour}),
 			inPlace("negative ttl", 10, pool.PutOptions{SoftPin: pool.SoftPinEnable, SoftPinTTL: -time.Second}),
 		}, []pool.Code{pool.InvalidParams, pool.InvalidParams, pool.InvalidParams, pool.InvalidParams, pool.InvalidParams, pool.InvalidParams, pool.InvalidParams}},
-		{"no room", Options{}, []pool.PutItem{inPlace("fits", 64<<10-2*64, pool.PutOptions{}), inPlace("no room", 64, pool.PutOptions{})},
+		{"no room", Options{}, []pool.PutItem{inPlace("fits", 60<<10, pool.PutOptions{}), inPlace("no room", 4<<10, pool.PutOptions{})},
 			[]pool.Code{pool.OK, pool.NoAvailableHandle}},
+		{"no room once rounded to its bin", Options{}, []pool.PutItem{inPlace("rounds to 64 KiB", 60<<10+1, pool.PutOptions{})},
+			[]pool.Code{pool.NoAvailableHandle}},
 		{"metadata-only", Options{MetadataOnly: true},
 			[]pool.PutItem{inPlace("k", 10, pool.PutOptions{}), inPlace("stored", 10, pool.PutOptions{})},
 			[]pool.Code{pool.InvalidParams, pool.InvalidParams}},
@@ -195,7 +197,7 @@ func TestReserveCodes(t *testing.T) {
 			for i, c := range codes {
 				switch c {
 				case pool.OK:
-					used += alignUp(tt.items[i].SizeOf())
+					used += tt.items[i].SizeOf()
 				case pool.ObjectAlreadyExists:
 					exists++
 				case pool.NoAvailableHandle:
@@ -353,8 +355,8 @@ func TestSnapshotExcludesReservation(t *testing.T) {
 	if got := present(t, loaded, "kept", "pending"); !cmp.Equal(got, []int{1, 0}) {
 		t.Errorf("Exist(kept, pending) after loading a snapshot taken while pending was reserved = %v, want [1 0]", got)
 	}
-	if st := stat(t, loaded); st.UsedBytes != Granule || st.Keys != 1 {
-		t.Errorf("loaded Stat() = %d bytes, %d keys, want %d, 1", st.UsedBytes, st.Keys, Granule)
+	if st := stat(t, loaded); st.UsedBytes != 1 || st.Keys != 1 {
+		t.Errorf("loaded Stat() = %d bytes, %d keys, want 1, 1", st.UsedBytes, st.Keys)
 	}
 	checkInvariants(t, loaded)
 }

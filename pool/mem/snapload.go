@@ -37,6 +37,8 @@ type snapReader struct {
 	h   *xxh3.Hasher
 	buf [8]byte
 	err error
+	// version is the file's format version, once the header is read.
+	version uint32
 }
 
 func (r *snapReader) bytes(p []byte) {
@@ -126,9 +128,9 @@ func (s *Store) decodeHeader(r *snapReader) error {
 	if r.err == nil && string(magic[:]) != snapMagic {
 		return fmt.Errorf("not a kvctl mem pool snapshot (bad magic %q)", magic[:])
 	}
-	version := r.u32()
-	if r.err == nil && version != snapVersion {
-		return fmt.Errorf("snapshot version %d is not supported (want %d)", version, snapVersion)
+	r.version = r.u32()
+	if r.err == nil && (r.version < 1 || r.version > snapVersion) {
+		return fmt.Errorf("snapshot version %d is not supported (want 1 to %d)", r.version, snapVersion)
 	}
 	flags := r.u32()
 	capacity, segments, arena := r.i64(), r.u32(), r.i64()
@@ -159,20 +161,37 @@ func (s *Store) decodeHeader(r *snapReader) error {
 	return s.decodeArenas(r)
 }
 
+// decodeArenas reads each segment's arenas and opens them: version 2
+// lists each arena's end offset, version 1 counted arenas of the arena
+// size (in metadata-only mode a segment is now one arena, opened when the
+// file opened any).
 func (s *Store) decodeArenas(r *snapReader) error {
-	opened := make([]int, len(s.segs))
+	ends := make([][]int64, len(s.segs))
 	for i, g := range s.segs {
-		opened[i] = int(r.u32())
-		if r.err == nil && opened[i] > g.arenaCount() {
-			return fmt.Errorf("segment %d: %d arenas, more than its %d", i, opened[i], g.arenaCount())
+		n := int64(r.u32())
+		if r.err == nil && n > g.capacity/Granule+1 {
+			return fmt.Errorf("segment %d: %d arenas, more than it can hold", i, n)
+		}
+		for a := range n {
+			end := (a + 1) * g.arenaSize
+			if r.version >= 2 {
+				end = r.i64()
+			}
+			ends[i] = append(ends[i], min(end, g.capacity))
 		}
 	}
 	if r.err != nil {
 		return r.err
 	}
 	for i, g := range s.segs {
-		for g.opened < opened[i] {
-			g.openRaw()
+		for _, end := range ends[i] {
+			if end <= g.openedEnd {
+				if r.version >= 2 {
+					return fmt.Errorf("segment %d: arena ends at %d, not after %d", i, end, g.openedEnd)
+				}
+				continue
+			}
+			g.openRaw(end - g.openedEnd)
 		}
 	}
 	return nil
@@ -197,7 +216,7 @@ func (s *Store) decodeObject(r *snapReader) (o *object, groupID string, err erro
 		return nil, "", r.err
 	}
 	o.hardPin = flags&objHardPin != 0
-	if err := s.checkPlacement(o, flags); err != nil {
+	if err := s.checkPlacement(o, flags, r.version); err != nil {
 		return nil, "", fmt.Errorf("key %q: %w", o.key, err)
 	}
 	o.data = s.segs[o.seg].bytes(o.off, o.size)
@@ -208,8 +227,8 @@ func (s *Store) decodeObject(r *snapReader) (o *object, groupID string, err erro
 }
 
 // checkPlacement validates a decoded object's fields and sets its
-// allocation size.
-func (s *Store) checkPlacement(o *object, flags byte) error {
+// allocation size, as the file's format version allocated it.
+func (s *Store) checkPlacement(o *object, flags byte, version uint32) error {
 	switch {
 	case o.key == "":
 		return fmt.Errorf("empty key")
@@ -219,15 +238,18 @@ func (s *Store) checkPlacement(o *object, flags byte) error {
 		return fmt.Errorf("segment %d is out of range", o.seg)
 	}
 	g := s.segs[o.seg]
-	if o.size <= 0 || o.size > g.arenaSize {
-		return fmt.Errorf("size %d is outside [1, %d]", o.size, g.arenaSize)
+	if o.size <= 0 || o.size > g.capacity {
+		return fmt.Errorf("size %d is outside [1, %d]", o.size, g.capacity)
 	}
-	o.alloc = alignUp(o.size)
+	o.alloc = allocSize(o.size, s.qbits)
+	if version < 2 {
+		o.alloc = alignUp(o.size) // version 1 allocated sizes rounded to Granule only
+	}
 	if o.off < 0 || o.off%Granule != 0 || o.off >= g.capacity {
 		return fmt.Errorf("offset %d is not a valid offset in segment %d", o.off, o.seg)
 	}
 	a := g.arenaOf(o.off)
-	if a >= g.opened || o.off+o.alloc > g.arenaEnd(a) {
+	if a >= len(g.arenas) || o.off+o.alloc > g.arenas[a].end {
 		return fmt.Errorf("[%d, %d) is not inside an allocated arena of segment %d", o.off, o.off+o.alloc, o.seg)
 	}
 	return nil
@@ -254,7 +276,8 @@ func (s *Store) install(objs []*object, groups map[*object]string) error {
 		o.seq = s.seq.Add(1)
 		o.published.Store(true)
 		s.published.Add(1)
-		s.used.Add(o.alloc)
+		s.used.Add(o.size)
+		s.segs[o.seg].held += o.size
 		if gid := groups[o]; gid != "" {
 			s.join(o, gid)
 		}

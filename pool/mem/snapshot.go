@@ -16,8 +16,10 @@ import (
 )
 
 const (
-	snapMagic   = "KVCTLMEM"
-	snapVersion = 1
+	snapMagic = "KVCTLMEM"
+	// snapVersion is the version written; version 1 (a count of
+	// fixed-size arenas per segment) is still read.
+	snapVersion = 2
 
 	snapMetadataOnly = 1 << 0
 
@@ -110,7 +112,10 @@ func (s *Store) encode(out io.Writer) error {
 	}
 	for _, g := range s.segs {
 		g.mu.Lock()
-		w.u32(uint32(g.opened))
+		w.u32(uint32(len(g.arenas)))
+		for _, a := range g.arenas {
+			w.i64(a.end)
+		}
 		g.mu.Unlock()
 	}
 	objs := s.publishedObjects()

@@ -3,6 +3,7 @@ package mem
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/kvctl/kvctl/pool"
+	"github.com/zeebo/xxh3"
 )
 
 // snapshotWorkload fills a store with plain, pinned and grouped objects,
@@ -137,7 +139,7 @@ func TestSnapshotCorrupt(t *testing.T) {
 		{"trailing data", append(append([]byte{}, good...), 0), opts, "after the checksum"},
 		{"empty file", nil, opts, "truncated"},
 		{"bad magic", append([]byte("NOTASNAP"), good[8:]...), opts, "bad magic"},
-		{"future version", append(append([]byte{}, good[:8]...), append([]byte{2, 0, 0, 0}, good[12:]...)...), opts, "version 2 is not supported"},
+		{"future version", append(append([]byte{}, good[:8]...), append([]byte{3, 0, 0, 0}, good[12:]...)...), opts, "version 3 is not supported"},
 		{"other capacity", good, Options{Capacity: 2 << 20, Segments: 2, ArenaSize: 64 << 10}, "capacity=1048576 segments=2"},
 		{"other mode", good, Options{Capacity: 1 << 20, Segments: 2, ArenaSize: 64 << 10, MetadataOnly: true}, "metadata_only=false"},
 	}
@@ -187,4 +189,54 @@ func TestSnapshotSaveErrorNamesFile(t *testing.T) {
 	if err := s.Snapshot(context.Background()); err == nil || !strings.Contains(err.Error(), path) {
 		t.Errorf("Snapshot() into a missing directory = %v, want an error naming %q", err, path)
 	}
+}
+
+// TestSnapshotVersion1 checks that a version 1 file, which counted each
+// segment's arenas of the arena size instead of listing their ends, still
+// loads, in both modes.
+func TestSnapshotVersion1(t *testing.T) {
+	for _, metadataOnly := range []bool{false, true} {
+		t.Run(map[bool]string{false: "bytes", true: "metadata"}[metadataOnly], func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "pool.snap")
+			opts := Options{Capacity: 1 << 20, Segments: 3, ArenaSize: 64 << 10, MetadataOnly: metadataOnly, SnapshotPath: path}
+			clock := newFakeClock()
+			opts.Now = clock.Now
+			s, _ := newTestStore(t, opts)
+			snapshotWorkload(t, s, clock)
+			want := stat(t, s)
+			if err := s.Close(); err != nil {
+				t.Fatalf("Close() = %v", err)
+			}
+			v2, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, asVersion1(t, v2, opts.Segments), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r, _ := newTestStore(t, opts)
+			if diff := cmp.Diff(want, stat(t, r)); diff != "" {
+				t.Errorf("Stat() after loading version 1 (-saved +loaded):\n%s", diff)
+			}
+			checkInvariants(t, r)
+			compareObjects(t, s, r)
+		})
+	}
+}
+
+// asVersion1 rewrites a version 2 snapshot of a store whose arenas all
+// have the arena size as version 1 wrote it.
+func asVersion1(t *testing.T, v2 []byte, segments int) []byte {
+	t.Helper()
+	const header = 88 // magic to the counters
+	out := append([]byte{}, v2[:header]...)
+	binary.LittleEndian.PutUint32(out[8:], 1)
+	rest := v2[header:]
+	for range segments {
+		n := binary.LittleEndian.Uint32(rest)
+		out = binary.LittleEndian.AppendUint32(out, n)
+		rest = rest[4+8*n:]
+	}
+	out = append(out, rest[:len(rest)-8]...)
+	return binary.LittleEndian.AppendUint64(out, xxh3.Hash(out))
 }

@@ -19,6 +19,7 @@ var (
 	_ pool.LeasingExister = (*Store)(nil)
 	_ pool.Sizer          = (*Store)(nil)
 	_ pool.Snapshotter    = (*Store)(nil)
+	_ pool.AllRemover     = (*Store)(nil)
 	_ pool.Evicter        = (*Store)(nil)
 	_ pool.ArenaHolder    = (*Store)(nil)
 	_ pool.Viewer         = (*Store)(nil)
@@ -91,7 +92,9 @@ type Store struct {
 	opts     Options
 	address  string
 	segs     []*segment
-	maxAlloc int64 // the largest allocation a segment can hold
+	maxAlloc int64 // the largest allocation a segment can hold: its capacity
+	runLimit int64 // the largest run of a call placed as one allocation
+	qbits    uint  // the allocators' quantum, 2^qbits bytes (quantumBits)
 
 	mu       sync.RWMutex // the structure lock (see index.go)
 	closed   bool         // written under mu exclusively
@@ -105,7 +108,7 @@ type Store struct {
 	nextSeg      atomic.Uint64 // round-robin placement: the next call's segment
 	seq          atomic.Uint64 // publish order
 	published    atomic.Int64
-	used         atomic.Int64 // mirror of the segments' used bytes
+	used         atomic.Int64 // the objects' sizes: the segments' held bytes
 	needEviction atomic.Bool
 
 	stop chan struct{}
@@ -125,8 +128,10 @@ func New(opts Options) (*Store, error) {
 	for i := range o.Segments {
 		g := newSegment(fmt.Sprintf("mem-%d", i), o.segmentCapacity(i), o.ArenaSize, o.MetadataOnly)
 		s.segs = append(s.segs, g)
-		s.maxAlloc = max(s.maxAlloc, g.arenaSize)
+		s.maxAlloc = max(s.maxAlloc, g.capacity)
+		s.runLimit = max(s.runLimit, g.arenaSize)
 	}
+	s.qbits = quantumBits(s.maxAlloc)
 	if o.SnapshotPath != "" {
 		if err := s.load(o.SnapshotPath); err != nil {
 			return nil, err
@@ -134,8 +139,8 @@ func New(opts Options) (*Store, error) {
 	}
 	if o.Preallocate {
 		for _, g := range s.segs {
-			for g.opened < g.arenaCount() {
-				g.openArena()
+			for g.openedEnd < g.capacity {
+				g.openArena(g.arenaSize)
 			}
 		}
 	}
@@ -230,7 +235,7 @@ func (s *Store) Stat(ctx context.Context) (pool.Stat, error) {
 	})
 	for _, g := range s.segs {
 		g.mu.Lock()
-		st.Segments = append(st.Segments, pool.Segment{Name: g.name, CapacityBytes: g.capacity, UsedBytes: g.used})
+		st.Segments = append(st.Segments, pool.Segment{Name: g.name, CapacityBytes: g.capacity, UsedBytes: g.held})
 		g.mu.Unlock()
 	}
 	return st, nil
@@ -238,12 +243,17 @@ func (s *Store) Stat(ctx context.Context) (pool.Stat, error) {
 
 // Arenas returns the arena byte slices allocated so far, segment by
 // segment (none in metadata-only mode). Objects' bytes returned by View lie
-// inside them. Arenas are never freed while the store is open.
+// inside them, each inside one. Arenas are never freed while the store is
+// open.
 func (s *Store) Arenas() [][]byte {
 	var out [][]byte
 	for _, g := range s.segs {
 		g.mu.Lock()
-		out = append(out, g.arenas...)
+		for _, a := range g.arenas {
+			if a.mem != nil {
+				out = append(out, a.mem)
+			}
+		}
 		g.mu.Unlock()
 	}
 	return out

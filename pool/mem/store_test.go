@@ -45,8 +45,8 @@ func TestPutExistingKeepsFirstAndCounts(t *testing.T) {
 	if string(bufs[0][:n[0]]) != "first" {
 		t.Errorf("Get(k) = %q, want %q", bufs[0][:max(n[0], 0)], "first")
 	}
-	if st := stat(t, s); st.PutsExisting != 2 || st.Keys != 1 || st.UsedBytes != Granule {
-		t.Errorf("Stat() = puts existing %d, keys %d, used %d; want 2, 1, %d", st.PutsExisting, st.Keys, st.UsedBytes, Granule)
+	if st := stat(t, s); st.PutsExisting != 2 || st.Keys != 1 || st.UsedBytes != 5 {
+		t.Errorf("Stat() = puts existing %d, keys %d, used %d; want 2, 1, 5", st.PutsExisting, st.Keys, st.UsedBytes)
 	}
 }
 
@@ -61,7 +61,7 @@ func TestPutInvalidParams(t *testing.T) {
 		{"key too long", pool.PutItem{Key: long, Value: []byte("v")}},
 		{"empty value", pool.PutItem{Key: "k", Value: []byte{}}},
 		{"nil value in byte mode", pool.PutItem{Key: "k", Size: 10}},
-		{"larger than an arena", sized("k", 64<<10+1, pool.PutOptions{})},
+		{"larger than a segment", sized("k", 512<<10+1, pool.PutOptions{})},
 		{"soft pin TTL above max", sized("k", 8, pool.PutOptions{SoftPin: pool.SoftPinEnable, SoftPinTTL: 25 * time.Hour})},
 		{"negative soft pin TTL", sized("k", 8, pool.PutOptions{SoftPin: pool.SoftPinEnable, SoftPinTTL: -time.Second})},
 	}
@@ -77,10 +77,44 @@ func TestPutInvalidParams(t *testing.T) {
 	}
 }
 
-func TestLargestObjectFitsAnArena(t *testing.T) {
-	s, _ := newTestStore(t, Options{Capacity: 1 << 20, Segments: 2, ArenaSize: 64 << 10})
-	if got := put(t, s, sized("k", 64<<10, pool.PutOptions{})); got[0] != pool.OK {
-		t.Errorf("Put(one arena's worth) = %v, want OK", got[0])
+// TestObjectsUpToASegment checks that an object may be as large as a
+// segment, as upstream's (one OffsetAllocator per mounted segment), in
+// byte and metadata-only mode, and that its bytes lie in one arena.
+func TestObjectsUpToASegment(t *testing.T) {
+	const mib = 1 << 20
+	tests := []struct {
+		name string
+		opts Options
+		size int64
+	}{
+		{"a segment's worth", Options{Capacity: 1 << 20, Segments: 2, ArenaSize: 64 << 10}, 512 << 10},
+		{"160 MiB in bytes", Options{Capacity: 200 * mib, Segments: 1}, 160 * mib},
+		{"160 MiB without bytes", Options{Capacity: 200 * mib, Segments: 1, MetadataOnly: true}, 160 * mib},
+		{"3 GiB, the largest bin in 3.125 GiB, without bytes", Options{Capacity: 4 * 3200 * mib, Segments: 4, MetadataOnly: true}, 3072 * mib},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, _ := newTestStore(t, tt.opts)
+			it := pool.PutItem{Key: "k", Size: tt.size}
+			if !tt.opts.MetadataOnly {
+				it.Value = make([]byte, tt.size)
+			}
+			if got := put(t, s, it); got[0] != pool.OK {
+				t.Fatalf("Put(%d bytes) = %v, want OK", tt.size, got[0])
+			}
+			sizes := make([]int64, 1)
+			if err := s.Sizes(context.Background(), []string{"k"}, sizes); err != nil || sizes[0] != tt.size {
+				t.Errorf("Sizes(k) = %d, %v, want %d", sizes[0], err, tt.size)
+			}
+			if !tt.opts.MetadataOnly {
+				view, release, code := s.View("k")
+				defer release()
+				if code != pool.OK || len(view) != int(tt.size) || !inside(view, s.Arenas()) {
+					t.Errorf("View(k) = %d bytes, %v; want them inside one of Arenas()", len(view), code)
+				}
+			}
+			checkInvariants(t, s)
+		})
 	}
 }
 
@@ -121,12 +155,12 @@ func TestStatSegments(t *testing.T) {
 		Backend:       "mem",
 		Address:       "mem://?capacity=64000&segments=3",
 		Keys:          4,
-		UsedBytes:     128 + 64 + 64 + 128,
+		UsedBytes:     100 + 64 + 1 + 65,
 		CapacityBytes: 64000,
 		Segments: []pool.Segment{
-			{Name: "mem-0", CapacityBytes: 21334, UsedBytes: 128 + 128},
+			{Name: "mem-0", CapacityBytes: 21334, UsedBytes: 100 + 65},
 			{Name: "mem-1", CapacityBytes: 21333, UsedBytes: 64},
-			{Name: "mem-2", CapacityBytes: 21333, UsedBytes: 64},
+			{Name: "mem-2", CapacityBytes: 21333, UsedBytes: 1},
 		},
 	}
 	if diff := cmp.Diff(want, stat(t, s)); diff != "" {
@@ -179,4 +213,20 @@ func TestConcurrentDistinctKeys(t *testing.T) {
 	}
 	wg.Wait()
 	checkInvariants(t, s)
+}
+
+// TestLargePoolCostsWhatItHolds checks that a byte pool of 64 GiB holding
+// a small value and one larger than an arena allocates an arena for each
+// and nothing more: arenas are all the memory values take.
+func TestLargePoolCostsWhatItHolds(t *testing.T) {
+	s, _ := newTestStore(t, Options{Capacity: 64 << 30})
+	mustPut(t, s, pool.PutItem{Key: "small", Value: make([]byte, 1024)})
+	mustPut(t, s, pool.PutItem{Key: "large", Value: make([]byte, 80<<20)})
+	var total int64
+	for _, a := range s.Arenas() {
+		total += int64(len(a))
+	}
+	if want := int64(DefaultArenaSize + 80<<20); total != want {
+		t.Errorf("arena bytes of a 64 GiB pool holding 1 KiB and 80 MiB = %d, want %d", total, want)
+	}
 }

@@ -78,8 +78,8 @@ var urlParams = map[string]func(o *Options, v string) error{
 	"lease_ttl":         func(o *Options, v string) error { return parsePositiveDuration(v, &o.LeaseTTL) },
 	"soft_pin_ttl":      func(o *Options, v string) error { return parsePositiveDuration(v, &o.SoftPinTTL) },
 	"max_soft_pin_ttl":  func(o *Options, v string) error { return parsePositiveDuration(v, &o.MaxSoftPinTTL) },
-	"watermark":         func(o *Options, v string) error { return parseRatio(v, &o.HighWatermark) },
-	"eviction_ratio":    func(o *Options, v string) error { return parseRatio(v, &o.EvictionRatio) },
+	"watermark":         func(o *Options, v string) error { return parseRatio(v, &o.HighWatermark, &o.ZeroHighWatermark) },
+	"eviction_ratio":    func(o *Options, v string) error { return parseRatio(v, &o.EvictionRatio, &o.ZeroEvictionRatio) },
 	"evict_soft_pinned": parseEvictSoftPinned,
 	"eviction":          parseEvictionMode,
 	"snapshot":          parseSnapshot,
@@ -124,12 +124,15 @@ func parsePositiveDuration(v string, dst *time.Duration) error {
 	return nil
 }
 
-func parseRatio(v string, dst *float64) error {
+// parseRatio reads a ratio in [0, 1], as the master accepts
+// eviction_ratio and eviction_high_watermark_ratio; zero sets *zero, since
+// a zero ratio in Options takes the default.
+func parseRatio(v string, dst *float64, zero *bool) error {
 	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || !(f > 0 && f <= 1) {
-		return fmt.Errorf("not a number in (0, 1]")
+	if err != nil || !(f >= 0 && f <= 1) {
+		return fmt.Errorf("not a number in [0, 1]")
 	}
-	*dst = f
+	*dst, *zero = f, f == 0
 	return nil
 }
 

@@ -26,6 +26,8 @@ func TestParseURL(t *testing.T) {
 		{"mem://?lease_ttl=5s&soft_pin_ttl=1m&max_soft_pin_ttl=2h", Options{LeaseTTL: 5 * time.Second, SoftPinTTL: time.Minute, MaxSoftPinTTL: 2 * time.Hour}},
 		{"mem://?watermark=0.8&eviction_ratio=0.1&evict_soft_pinned=false&eviction=manual", Options{HighWatermark: 0.8, EvictionRatio: 0.1, KeepSoftPinned: true, Eviction: EvictManual}},
 		{"mem://?snapshot=/tmp/pool%20a.snap&eviction=background", Options{SnapshotPath: "/tmp/pool a.snap"}},
+		{"mem://?watermark=0&eviction_ratio=0", Options{ZeroHighWatermark: true, ZeroEvictionRatio: true}},
+		{"mem://?watermark=1&eviction_ratio=1", Options{HighWatermark: 1, EvictionRatio: 1}},
 	}
 	for _, tt := range tests {
 		u, err := url.Parse(tt.url)
@@ -60,7 +62,9 @@ func TestParseURLErrors(t *testing.T) {
 		{"mem://?soft_pin_ttl=-1s", "soft_pin_ttl"},
 		{"mem://?soft_pin_ttl=48h", "above the max soft pin TTL"},
 		{"mem://?watermark=1.5", "watermark"},
-		{"mem://?eviction_ratio=0", "eviction_ratio"},
+		{"mem://?eviction_ratio=1.01", "eviction_ratio"},
+		{"mem://?eviction_ratio=-0.1", "eviction_ratio"},
+		{"mem://?watermark=NaN", "watermark"},
 		{"mem://?eviction=sometimes", "eviction"},
 		{"mem://?snapshot=", "snapshot"},
 		{"mem://?capcity=1GiB", `unknown parameter "capcity"`},

@@ -163,8 +163,8 @@ func TestViewBatchHoldsObjects(t *testing.T) {
 			release()
 			release()
 			tt.afterRelease(t, s)
-			if got := stat(t, s).UsedBytes; got != used-2*1024 {
-				t.Errorf("UsedBytes after release = %d, want %d", got, used-2*1024)
+			if got := stat(t, s).UsedBytes; got != used-2*1000 {
+				t.Errorf("UsedBytes after release = %d, want %d", got, used-2*1000)
 			}
 			if got := present(t, s, "a", "b"); !cmp.Equal(got, []int{0, 0}) {
 				t.Errorf("Exist(a, b) after release = %v, want 0, 0", got)
