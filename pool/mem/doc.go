@@ -60,11 +60,24 @@
 // progress does. ViewBatch is View for a batch of keys under one lock,
 // with one release for the batch.
 //
-// Get, Sizes, View, ViewBatch and ExistLeasing set a present object's lease
-// to max(lease, now + LeaseTTL); Exist and List grant none. A leased object
-// (or one held by a view or a Get in progress) is not evicted and is
-// removed only with force; a forced removal of an object being read frees
-// its memory when the last reader is done.
+// Get, Sizes, View, ViewBatch and ExistLeasing lease the present keys as
+// the master's BatchExistKey and BatchGetReplicaList do: key by key,
+// walking the master's 1024 metadata shards (a key's shard is libstdc++'s
+// std::hash<std::string>(key) % 1024, its group id's when grouped)
+// downwards from a random start shard, wrapping at 0, a shard's keys in
+// request order; each grant sets the lease to max(lease, deadline), where
+// the call's deadlines are max(now + LeaseTTL, the store's latest deadline
+// + 1ns) plus 1ns per grant, so that they are distinct and increase along
+// the walk and from call to call even on a clock that stands still (the
+// master reads the clock, in ns, for every key). The start shards come
+// from a stream seeded by Options.Seed: the same calls with the same seed
+// lease in the same order. A grouped key's read leases every member of
+// its group, but only when the key's lease is within LeaseTTL/2 of expiry
+// or a member joined since the group was last leased; otherwise the read
+// grants no lease (GrantLeaseForGroup). Exist and List grant none. A
+// leased object (or one held by a view or a Get in progress) is not
+// evicted and is removed only with force; a forced removal of an object
+// being read frees its memory when the last reader is done.
 //
 // SoftPinEnable pins an object until publish time + SoftPinTTL (the
 // option's TTL, or the store's default); reads do not extend it; a TTL above
@@ -111,6 +124,7 @@
 //	evict_soft_pinned=true  allow_evict_soft_pinned_objects
 //	eviction=background     background (every 10 ms) or manual (EvictNow)
 //	snapshot=PATH           load PATH at open if it exists, save it on Close
+//	seed=0                  seed of the random start shards (see above)
 //
 // # Snapshot format
 //
