@@ -25,7 +25,7 @@ func runServeHTTP(ctx context.Context, ios *IOStreams, g *globalOptions, o *serv
 		st, err = pool.Open(ctx, o.Pool)
 	} else {
 		cfg.Clock = engine.NewClock()
-		st, err = openEmbeddedPool(cfg.Clock, defaultLiveCapacity)
+		st, err = openEmbeddedPool(cfg.Clock, defaultLiveCapacity, o.PoolSeed)
 	}
 	if err != nil {
 		return err
