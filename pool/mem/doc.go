@@ -2,7 +2,7 @@
 // behind a Mooncake-master-like object index, with the master's put-if-absent
 // writes, leases, soft and hard pins, eviction groups and eviction loop
 // (see spec/mooncake-pool.md), checked against recordings of a real
-// master by package replay (testdata/mooncake-real).
+// master by package pool/replay (testdata/mooncake-real).
 //
 // # Memory
 //

@@ -12,7 +12,7 @@ import (
 	"github.com/kvctl/kvctl/pool/mem"
 )
 
-const fixtures = "../../../testdata/mooncake-real"
+const fixtures = "../../testdata/mooncake-real"
 
 func load(t *testing.T, name string) *Recording {
 	t.Helper()
@@ -23,9 +23,19 @@ func load(t *testing.T, name string) *Recording {
 	return rec
 }
 
+// openMem opens kvctl's embedded pool as a replay asks.
+func openMem(c PoolConfig) (Pool, error) {
+	return mem.New(mem.Options{
+		Capacity: c.SegmentBytes, Segments: 1, ArenaSize: (c.SegmentBytes + mem.Granule - 1) / mem.Granule * mem.Granule,
+		LeaseTTL: c.Flags.LeaseTTL, SoftPinTTL: c.Flags.SoftPinTTL,
+		EvictionRatio: c.Flags.EvictionRatio, HighWatermark: c.Flags.HighWatermark, KeepSoftPinned: c.Flags.KeepSoftPinned,
+		Eviction: mem.EvictManual, Seed: c.Seed, Now: c.Now,
+	})
+}
+
 func run(t *testing.T, rec *Recording, seed uint64) Outcome {
 	t.Helper()
-	o, err := Run(context.Background(), rec, seed)
+	o, err := Run(context.Background(), rec, seed, openMem)
 	if err != nil {
 		t.Fatalf("Run(%s, seed %d) = %v", rec.Scenario, seed, err)
 	}
@@ -170,7 +180,7 @@ func ExampleRun() {
 		fmt.Println(err)
 		return
 	}
-	o, err := Run(context.Background(), rec, 1)
+	o, err := Run(context.Background(), rec, 1, openMem)
 	fmt.Println(o.PresentAfter, o.OpRC[1], err)
 	// Output: [b] map[a:0] <nil>
 }

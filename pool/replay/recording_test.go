@@ -79,6 +79,6 @@ func FuzzParse(f *testing.F) {
 		if len(rec.Ops) == 0 || rec.SegmentBytes <= 0 {
 			t.Fatalf("Parse accepted %+v", rec)
 		}
-		rec.Options(0)
+		rec.Config(0)
 	})
 }

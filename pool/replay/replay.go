@@ -1,18 +1,21 @@
 // Package replay runs an operation log recorded on a real Mooncake master
 // (the format of testdata/mooncake-real/eviction-*.json, described in
-// that folder's README.md) against kvctl's embedded pool, on a virtual
-// clock that follows the log's sleeps, and reports what the pool holds
-// afterwards, so that the pool's leases and eviction can be held to the
-// master's and an operator can ask what a master would evict.
+// that folder's README.md) against a pool that models the master (kvctl's
+// embedded pool), on a virtual clock that follows the log's sleeps, and
+// reports what the pool holds afterwards, so that the pool's leases and
+// eviction can be held to the master's and an operator can ask what a
+// master would evict.
 //
-// The pool is one segment of segment_bytes with the recording's master
-// flags (defaults for the others, the master's). Each key of a put is its
-// own put call, as the recorder's client made them; every call (a put of
-// one key, an exist, a get, a remove of one key) advances the clock by
-// CallGap; a sleep advances it by its ms. The master's eviction thread is
-// modelled by an eviction step every EvictionInterval of virtual time, at
-// the tick, which evicts only when the pool is above its high watermark
-// or an allocation failed since the last success.
+// The caller opens the pool (an Opener, so that this package needs no
+// backend): one segment of segment_bytes with the recording's master
+// flags (defaults for the others, the master's), on the given clock, with
+// eviction run only by EvictNow. Each key of a put is its own put call, as
+// the recorder's client made them; every call (a put of one key, an exist,
+// a get, a remove of one key) advances the clock by CallGap; a sleep
+// advances it by its ms. The master's eviction thread is modelled by
+// EvictNow every EvictionInterval of virtual time, at the tick; the pool
+// evicts then only when it is above its high watermark or an allocation
+// failed since the last success.
 package replay
 
 import (
@@ -22,61 +25,69 @@ import (
 	"time"
 
 	"github.com/kvctl/kvctl/pool"
-	"github.com/kvctl/kvctl/pool/mem"
 )
 
 // CallGap is the virtual time each call takes. The recorder's calls were
 // back to back, well under a millisecond apart.
 const CallGap = 10 * time.Microsecond
 
+// EvictionInterval is how often the master's eviction thread runs.
+const EvictionInterval = 10 * time.Millisecond
+
 // epoch is the virtual clock's start; eviction ticks fall on multiples of
-// mem.EvictionInterval after it.
+// EvictionInterval after it.
 var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// Options returns the embedded pool's options for rec with the given seed
-// (manual eviction, on no clock yet).
-func (rec *Recording) Options(seed uint64) (mem.Options, error) {
-	f, err := rec.Flags()
-	if err != nil {
-		return mem.Options{}, err
-	}
-	if _, given := rec.MasterFlags["eviction_ratio"]; given && f.EvictionRatio == 0 {
-		return mem.Options{}, fmt.Errorf("master_flags.eviction_ratio=0: the embedded pool needs a ratio in (0, 1]")
-	}
-	if _, given := rec.MasterFlags["eviction_high_watermark_ratio"]; given && f.HighWatermark == 0 {
-		return mem.Options{}, fmt.Errorf("master_flags.eviction_high_watermark_ratio=0: the embedded pool needs a watermark in (0, 1]")
-	}
-	return mem.Options{
-		Capacity:       rec.SegmentBytes,
-		Segments:       1,
-		ArenaSize:      alignUp(rec.SegmentBytes, mem.Granule),
-		LeaseTTL:       f.LeaseTTL,
-		SoftPinTTL:     f.SoftPinTTL,
-		EvictionRatio:  f.EvictionRatio,
-		HighWatermark:  f.HighWatermark,
-		KeepSoftPinned: f.KeepSoftPinned,
-		Eviction:       mem.EvictManual,
-		Seed:           seed,
-	}, nil
+// Pool is what a replay needs of a pool: the leasing exist, listing (which
+// grants no lease) and eviction run by the caller.
+type Pool interface {
+	pool.Store
+	pool.LeasingExister
+	pool.Lister
+	pool.Evicter
 }
 
-func alignUp(n, to int64) int64 { return (n + to - 1) / to * to }
+// PoolConfig is the pool a recording asks for.
+type PoolConfig struct {
+	// SegmentBytes is the one segment's size, the pool's capacity.
+	SegmentBytes int64
+	// Flags are the master's behaviour flags; zero fields are the
+	// master's defaults.
+	Flags Flags
+	// Seed seeds the pool's random draws (the master's random shards).
+	Seed uint64
+	// Now is the virtual clock the pool must read.
+	Now func() time.Time
+}
 
-// Run replays rec's ops once into a fresh embedded pool seeded with seed
-// and returns the outcome.
-func Run(ctx context.Context, rec *Recording, seed uint64) (Outcome, error) {
-	opts, err := rec.Options(seed)
+// Opener opens the pool a replay runs against, with eviction run only by
+// EvictNow.
+type Opener func(PoolConfig) (Pool, error)
+
+// Config returns the pool rec asks for, seeded with seed, on no clock yet.
+func (rec *Recording) Config(seed uint64) (PoolConfig, error) {
+	f, err := rec.Flags()
+	if err != nil {
+		return PoolConfig{}, err
+	}
+	return PoolConfig{SegmentBytes: rec.SegmentBytes, Flags: f, Seed: seed}, nil
+}
+
+// Run replays rec's ops once into a fresh pool that open opens, seeded
+// with seed, and returns the outcome.
+func Run(ctx context.Context, rec *Recording, seed uint64, open Opener) (Outcome, error) {
+	cfg, err := rec.Config(seed)
 	if err != nil {
 		return Outcome{}, err
 	}
-	clk := &clock{now: epoch, next: epoch.Add(mem.EvictionInterval)}
-	opts.Now = clk.Now
-	st, err := mem.New(opts)
+	clk := &clock{now: epoch, next: epoch.Add(EvictionInterval)}
+	cfg.Now = clk.Now
+	st, err := open(cfg)
 	if err != nil {
 		return Outcome{}, fmt.Errorf("opening the pool for %s: %w", rec.Scenario, err)
 	}
 	defer st.Close()
-	clk.tick = func() { st.RunEvictionStep() }
+	clk.tick = st.EvictNow
 	r := &runner{st: st, clk: clk, put: map[string]bool{}, out: Outcome{PutFailures: []PutFailure{}}}
 	for i, op := range rec.Ops {
 		rc, err := r.do(ctx, op)
@@ -103,14 +114,14 @@ func (c *clock) advance(d time.Duration) {
 	for !c.next.After(to) {
 		c.now = c.next
 		c.tick()
-		c.next = c.next.Add(mem.EvictionInterval)
+		c.next = c.next.Add(EvictionInterval)
 	}
 	c.now = to
 }
 
 // runner replays one run.
 type runner struct {
-	st  *mem.Store
+	st  Pool
 	clk *clock
 	put map[string]bool // keys put with rc 0 and not removed with rc 0
 	big int64           // the largest value put, the size of get buffers

@@ -59,7 +59,8 @@ type PutFailure struct {
 	RC  int    `json:"rc"`
 }
 
-// Flags is the master behaviour a recording's master_flags set.
+// Flags is the master behaviour a recording's master_flags set, the
+// master's defaults where they set nothing.
 type Flags struct {
 	LeaseTTL       time.Duration // default_kv_lease_ttl (ms)
 	SoftPinTTL     time.Duration // default_kv_soft_pin_ttl (ms)
@@ -170,7 +171,7 @@ func (op Op) validate() error {
 // eviction_high_watermark_ratio and allow_evict_soft_pinned_objects, given
 // as JSON numbers, booleans or strings; any other flag is an error.
 func (rec *Recording) Flags() (Flags, error) {
-	var f Flags
+	f := Flags{LeaseTTL: 10 * time.Second, SoftPinTTL: 30 * time.Minute, EvictionRatio: 0.05, HighWatermark: 0.9}
 	for name, raw := range rec.MasterFlags {
 		v, err := flagValue(raw)
 		if err != nil {
