@@ -26,8 +26,8 @@ import (
 // eviction step is driven by the engine (pool.Evicter, every
 // engine.Config.EvictEvery of virtual time) instead of a wall-clock
 // goroutine. Pass the same clock in engine.Config.Clock.
-func openEmbeddedPool(clock *engine.Clock, capacity int64) (pool.Store, error) {
-	s, err := mem.New(mem.Options{Capacity: capacity, Eviction: mem.EvictManual, Now: clock.Now})
+func openEmbeddedPool(clock *engine.Clock, capacity int64, seed uint64) (pool.Store, error) {
+	s, err := mem.New(mem.Options{Capacity: capacity, Eviction: mem.EvictManual, Now: clock.Now, Seed: seed})
 	if err != nil {
 		return nil, fmt.Errorf("opening the embedded pool for the run: %w", err)
 	}
@@ -62,12 +62,12 @@ func runPoolCapacity(l keys.Layout, tokens int64) int64 {
 // with the simulated master's eviction_ratio and
 // eviction_high_watermark_ratio, whose eviction step the simulator runs on
 // the trace's clock.
-func simulatedPool(evictionRatio, watermark float64) func(int64, func() time.Time) (pool.Store, error) {
+func simulatedPool(evictionRatio, watermark float64, seed uint64) func(int64, func() time.Time) (pool.Store, error) {
 	return func(capacity int64, now func() time.Time) (pool.Store, error) {
 		s, err := mem.New(mem.Options{
 			Capacity: capacity, MetadataOnly: true, EvictionRatio: evictionRatio, HighWatermark: watermark,
 			ZeroEvictionRatio: evictionRatio == 0, ZeroHighWatermark: watermark == 0,
-			Eviction: mem.EvictManual, Now: now,
+			Eviction: mem.EvictManual, Now: now, Seed: seed,
 		})
 		if err != nil {
 			return nil, err

@@ -12,6 +12,7 @@ import (
 )
 
 type holesOptions struct {
+	Seed          uint64
 	Pool          poolFlag
 	Requests      string
 	Trace         string
@@ -82,6 +83,7 @@ $ kvctl holes --simulate --trace conversation.jsonl --tokens-per-block 32 --mode
 	fs.BoolVar(&o.GroupBlocks, "group-blocks", false, "put every page of a block into the block's eviction group")
 	fs.Float64Var(&o.EvictionRatio, "eviction-ratio", 0.05, "eviction_ratio of the simulated master")
 	fs.Float64Var(&o.Watermark, "watermark", 0.90, "eviction_high_watermark_ratio of the simulated master")
+	fs.Uint64Var(&o.Seed, "seed", 0, "seed of the simulated master's random shard walks (a run is deterministic given it)")
 	return c
 }
 
@@ -180,7 +182,7 @@ func runHolesSimulate(c *cobra.Command, ios *IOStreams, g *globalOptions, o *hol
 	bar = newProgress(ios, g, "simulating", len(reqs)*len(caps))
 	opts := holes.SimOptions{
 		Keys: s, SoftPinTTL: time.Duration(o.SoftPinTTLMS) * time.Millisecond,
-		GroupBlocks: o.GroupBlocks, OpenPool: simulatedPool(o.EvictionRatio, o.Watermark),
+		GroupBlocks: o.GroupBlocks, OpenPool: simulatedPool(o.EvictionRatio, o.Watermark, o.Seed),
 		Progress: func(capacity int64, n int) { bar.updatePart(capacity, n, "") },
 	}
 	runs, err := holes.Sweep(c.Context(), reqs, opts, caps)

@@ -30,6 +30,7 @@ type serveOptions struct {
 	SoftPinTTLMS   int64
 	NoVerify       bool
 	AdmissionQuery string
+	PoolSeed       uint64
 }
 
 func newServeCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
@@ -80,6 +81,7 @@ $ kvctl serve --single-rank --addr 127.0.0.1:8000`,
 	fs.StringVar(&o.TraceFormat, "trace-format", "auto", "format of --replay: auto, kvctl or mooncake")
 	fs.StringVar(&o.Synthetic, "synthetic", "", "replay a synthetic multi-turn workload, e.g. conversations=200,turns=6,system=2048,user=512,output=256")
 	fs.StringVar(&o.Pool, "pool", "", "pool URL (default: an embedded mem:// pool sized for the run)")
+	fs.Uint64Var(&o.PoolSeed, "seed", 0, "seed of the embedded pool's random shard walks (a mem:// --pool takes seed= instead)")
 	fs.StringVar(&o.Addr, "addr", "127.0.0.1:8000", "listen address of the HTTP front (without --replay/--synthetic)")
 	fs.BoolVar(&o.RealTime, "real-time", false, "HTTP front: pace modelled iteration costs in wall time (realistic latency; default: as fast as the CPU allows)")
 	o.Key.noADPFlag = true
@@ -138,7 +140,7 @@ func (o *serveOptions) attachPool(ctx context.Context, ios *IOStreams, cfg *engi
 	if err != nil {
 		return err // a bad line is workload.ErrBadInput (exit 2); a failed read exits 1
 	}
-	st, err := openEmbeddedPool(cfg.Clock, runPoolCapacity(cfg.Keys.Layout, tokens))
+	st, err := openEmbeddedPool(cfg.Clock, runPoolCapacity(cfg.Keys.Layout, tokens), o.PoolSeed)
 	cfg.Pool = st
 	return err
 }

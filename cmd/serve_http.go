@@ -25,7 +25,7 @@ func runServeHTTP(ctx context.Context, ios *IOStreams, g *globalOptions, o *serv
 	if o.Pool != "" {
 		st, err = openServePool(ctx, o.Pool, cfg.Clock)
 	} else {
-		st, err = openEmbeddedPool(cfg.Clock, defaultLiveCapacity)
+		st, err = openEmbeddedPool(cfg.Clock, defaultLiveCapacity, o.PoolSeed)
 	}
 	if err != nil {
 		return err

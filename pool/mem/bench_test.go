@@ -11,7 +11,13 @@ import (
 
 // BenchmarkExist measures batched read-only Exist over a pool of 1M keys,
 // half the probes hitting; it reports keys/s (run with -cpu 1).
-func BenchmarkExist(b *testing.B) {
+func BenchmarkExist(b *testing.B) { benchmarkExist(b, false) }
+
+// BenchmarkExistLeasing is BenchmarkExist with ExistLeasing: every present
+// key is leased in the master's shard-walk order.
+func BenchmarkExistLeasing(b *testing.B) { benchmarkExist(b, true) }
+
+func benchmarkExist(b *testing.B, leasing bool) {
 	const stored, batch = 1 << 20, 1024
 	s, err := New(Options{Capacity: 1 << 30, MetadataOnly: true, Eviction: EvictManual})
 	if err != nil {
@@ -36,7 +42,11 @@ func BenchmarkExist(b *testing.B) {
 	probed := 0
 	for i := 0; b.Loop(); i++ {
 		off := (i * batch) % (len(keys) - batch)
-		if err := s.Exist(ctx, keys[off:off+batch], status); err != nil {
+		exist := s.Exist
+		if leasing {
+			exist = s.ExistLeasing
+		}
+		if err := exist(ctx, keys[off:off+batch], status); err != nil {
 			b.Fatal(err)
 		}
 		probed += batch

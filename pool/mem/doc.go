@@ -1,7 +1,8 @@
 // Package mem is kvctl's embedded pool: segments of preallocated memory
 // behind a Mooncake-master-like object index, with the master's put-if-absent
 // writes, leases, soft and hard pins, eviction groups and eviction loop
-// (see spec/mooncake-pool.md).
+// (see spec/mooncake-pool.md), checked against recordings of a real
+// master by package pool/replay (testdata/mooncake-real).
 //
 // # Memory
 //
@@ -82,15 +83,29 @@
 // progress does. ViewBatch is View for a batch of keys under one lock,
 // with one release for the batch.
 //
-// Get, Sizes, View, ViewBatch and ExistLeasing set a present object's lease
-// to max(lease, now + LeaseTTL); Exist and List grant none. A leased object
-// (or one held by a view or a Get in progress) is not evicted and is
-// removed only with force; a forced removal of an object being read frees
-// its memory when the last reader is done. An object still being written
-// (a put between PutStart and PutEnd, a reservation) is not removed, force
-// or not: Remove answers ReplicaIsNotReady, as the master does. RemoveAll
-// (pool.AllRemover, the master's RemoveAll) removes every object Remove
-// would remove with the same force and returns how many.
+// Get, Sizes, View, ViewBatch and ExistLeasing lease the present keys as
+// the master's BatchExistKey and BatchGetReplicaList do: key by key,
+// walking the master's 1024 metadata shards (a key's shard is libstdc++'s
+// std::hash<std::string>(key) % 1024, its group id's when grouped)
+// downwards from a random start shard, wrapping at 0, a shard's keys in
+// request order; each grant sets the lease to max(lease, deadline), where
+// the call's deadlines are max(now + LeaseTTL, the store's latest deadline
+// + 1ns) plus 1ns per grant, so that they are distinct and increase along
+// the walk and from call to call even on a clock that stands still (the
+// master reads the clock, in ns, for every key). The start shards come
+// from a stream seeded by Options.Seed: the same calls with the same seed
+// lease in the same order. A grouped key's read leases every member of
+// its group, but only when the key's lease is within LeaseTTL/2 of expiry
+// or a member joined since the group was last leased; otherwise the read
+// grants no lease (GrantLeaseForGroup). Exist and List grant none. A
+// leased object (or one held by a view or a Get in progress) is not
+// evicted and is removed only with force; a forced removal of an object
+// being read frees its memory when the last reader is done. An object
+// still being written (a put between PutStart and PutEnd, a reservation)
+// is not removed, force or not: Remove answers ReplicaIsNotReady, as the
+// master does. RemoveAll (pool.AllRemover, the master's RemoveAll) removes
+// every object Remove would remove with the same force and returns how
+// many.
 //
 // SoftPinEnable pins an object until publish time + SoftPinTTL (the
 // option's TTL, or the store's default); reads do not extend it; a TTL above
@@ -101,19 +116,27 @@
 // answers NoAvailableHandle for that key). With u = used/capacity,
 // hw = HighWatermark and r = EvictionRatio it computes
 // target = max(r, u-hw+r) and lowerbound = max(target/2, u-hw) as fractions
-// of the base: the published objects that are not hard-pinned. Candidates
-// are objects whose lease has expired and that nobody is reading, ordered
-// oldest lease deadline first (ties by publish order). Pass 1 evicts
-// ceil(base*target) candidates without an active soft pin; pass 2 evicts up
-// to ceil(base*lowerbound) minus what pass 1 evicted, first the rest of the
-// unpinned candidates, then (unless KeepSoftPinned) the oldest soft-pinned
-// ones. Unlike the master, which evicts every candidate whose deadline ties
-// the cut-off, each pass stops at exactly its count. When a candidate
-// belongs to an eviction group, the group is skipped if any member is leased
-// or being read; otherwise every member goes except hard-pinned ones and,
-// outside the soft-pinned stage of pass 2, soft-pinned ones. Every evicted
-// object counts toward the pass's number. With EvictBackground a goroutine
-// runs the step every 10 ms; with EvictManual only EvictNow (pool.Evicter)
+// of the base: the published objects that are neither hard-pinned nor
+// being read. Candidates are base objects whose lease has expired, ordered
+// oldest lease deadline first; deadlines never tie, because objects
+// published at one instant of the clock are ordered by publish order (the
+// master's nanosecond clock orders them so). Pass 1 (master_service.cpp
+// 10434-10504) takes the candidates without an active soft pin: every one
+// at or before the deadline of the ceil(base*target)-th, even once that
+// many went, and younger ones only while fewer went (the master's
+// replacements for skipped candidates come in nth_element order; here
+// oldest first). Pass 2 (10514-10660) evicts up to ceil(base*lowerbound)
+// minus what pass 1 evicted: when the unpinned candidates pass 1 left
+// cover it, those at or before the deadline of the want-th oldest of them;
+// otherwise every unpinned candidate and (unless KeepSoftPinned) the
+// soft-pinned ones at or before the deadline of the oldest needed; in the
+// master's shard-scan order (upwards from a random start shard, oldest
+// first inside a shard), stopping once enough went. When a candidate
+// belongs to an eviction group, the group is skipped if any member is
+// leased; otherwise every member goes except hard-pinned ones, members
+// being read and, outside pass 2's soft-pinned stage, soft-pinned ones.
+// Every evicted object counts toward the pass's number. With
+// EvictBackground a goroutine runs the step every 10 ms; with EvictManual only EvictNow (pool.Evicter)
 // or RunEvictionStep does.
 // Stat.EvictionAttempts counts the steps that ran, EvictedKeys and
 // EvictedBytes what they evicted (object sizes, as the master counts).
@@ -139,6 +162,7 @@
 //	evict_soft_pinned=true  allow_evict_soft_pinned_objects
 //	eviction=background     background (every 10 ms) or manual (EvictNow)
 //	snapshot=PATH           load PATH at open if it exists, save it on Close
+//	seed=0                  seed of the random start shards (see above)
 //
 // # Snapshot format
 //

@@ -1,7 +1,9 @@
 package mem
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -72,7 +74,8 @@ func (s *Store) wantEviction() bool {
 	return used > s.opts.HighWatermark || s.needEviction.Load()
 }
 
-// evictStep is the master's BatchEvict; the caller holds s.mu exclusively.
+// evictStep is the master's BatchEvict (master_service.cpp:9890-10670);
+// the caller holds s.mu exclusively.
 func (s *Store) evictStep() EvictionStep {
 	step := EvictionStep{UsedRatio: float64(s.used.Load()) / float64(s.opts.Capacity)}
 	if !(step.UsedRatio > s.opts.HighWatermark || s.needEviction.Load()) {
@@ -84,12 +87,8 @@ func (s *Store) evictStep() EvictionStep {
 	s.epoch++
 	ev := s.newEvictor()
 	step.Base = ev.base
-	step.Pass1 = ev.take(&ev.unpinned, ceilCount(ev.base, step.Target), false)
-	want := ceilCount(ev.base, step.Lowerbound) - step.Pass1
-	step.Pass2 = ev.take(&ev.unpinned, want, false)
-	if !s.opts.KeepSoftPinned {
-		step.Pass2 += ev.take(&ev.softPinned, want-step.Pass2, true)
-	}
+	step.Pass1 = ev.pass1(ceilCount(ev.base, step.Target))
+	step.Pass2 = ev.pass2(ceilCount(ev.base, step.Lowerbound) - step.Pass1)
 	step.Bytes = ev.bytes
 	if step.Pass1+step.Pass2 > 0 || ev.base == 0 {
 		s.needEviction.Store(false)
@@ -104,7 +103,9 @@ func ceilCount(base int, fraction float64) int {
 	return int(math.Ceil(float64(base) * fraction))
 }
 
-// evictor holds one step's candidates, oldest lease deadline first.
+// evictor holds one step's candidates: the objects whose lease has
+// expired and that nobody reads, not hard-pinned, unpinned or (unless
+// KeepSoftPinned) soft-pinned.
 type evictor struct {
 	s                    *Store
 	now                  int64
@@ -121,41 +122,129 @@ func (s *Store) newEvictor() *evictor {
 }
 
 // consider counts o in the base and makes it a candidate when it may go.
+// The base is the master's eviction base (master_service.cpp:10247-10252):
+// objects that are not hard-pinned and have an evictable replica, which
+// excludes those being read.
 func (ev *evictor) consider(o *object) {
-	if !o.published.Load() || o.hardPin {
+	if !o.published.Load() || o.hardPin || o.readers.Load() > 0 {
 		return
 	}
 	ev.base++
-	if leased(o, ev.now) || o.readers.Load() > 0 {
+	if leased(o, ev.now) {
 		return
 	}
 	c := candidate{lease: o.lease.Load(), seq: o.seq, o: o}
-	if softPinned(o, ev.now) {
-		ev.softPinned.c = append(ev.softPinned.c, c)
-	} else {
+	switch {
+	case !softPinned(o, ev.now):
 		ev.unpinned.c = append(ev.unpinned.c, c)
+	case !ev.s.opts.KeepSoftPinned:
+		ev.softPinned.c = append(ev.softPinned.c, c)
 	}
 }
 
-// take evicts the oldest candidates of q until want objects went or q is
-// exhausted, and returns how many went.
-func (ev *evictor) take(q *byAge, want int, softStage bool) int {
+// pass1 is the master's first pass (master_service.cpp:10434-10504) over
+// the unpinned candidates with want = ceil(base*target): the deadline of
+// the want-th oldest is the cut-off; every candidate at or before it is
+// evicted, even once want objects went, and younger ones only while fewer
+// than want went (replacing candidates whose group was skipped). The
+// master visits them in nth_element order, so its replacements are
+// arbitrary; here they are the oldest. A group skipped for a leased
+// member drops its candidate from the step's second pass as the master's
+// does. It returns the number of objects evicted.
+func (ev *evictor) pass1(want int) int {
+	q := &ev.unpinned
+	want = min(want, len(q.c))
+	if want <= 0 {
+		return 0
+	}
+	cutoff := q.nth(want)
 	n := 0
-	for n < want {
-		o, ok := q.pop(want - n)
-		if !ok {
+	for {
+		c, ok := q.peek()
+		if !ok || (n >= want && compareCandidates(c, cutoff) > 0) {
+			return n // the rest of q are the second pass's leftovers
+		}
+		q.pop()
+		if !c.o.removed.Load() {
+			n += ev.evictChosen(c.o, false)
+		}
+	}
+}
+
+// pass2 is the master's second pass (master_service.cpp:10514-10660):
+// want = ceil(base*lowerbound) minus what pass 1 evicted, capped at the
+// leftovers (the unpinned candidates pass 1 passed over) plus the
+// soft-pinned candidates. When the leftovers cover want (pass 2A), it
+// evicts unpinned candidates whose deadline is at or before the want-th
+// oldest leftover's; otherwise (pass 2B) every unpinned candidate and the
+// soft-pinned ones at or before the deadline of the (want-leftovers)-th
+// oldest soft-pinned one, soft-pinned group members included. Either way
+// it visits them in the master's shard-scan order (shardScan) and stops
+// once want objects went. It returns the number of objects evicted.
+func (ev *evictor) pass2(want int) int {
+	left, soft := len(ev.unpinned.c), len(ev.softPinned.c)
+	want = min(want, left+soft)
+	if want <= 0 {
+		return 0
+	}
+	if want <= left {
+		cutoff := ev.unpinned.nth(want)
+		return ev.evictInScanOrder(ev.eligible(cutoff, false, candidate{}), want, false)
+	}
+	if soft == 0 {
+		return 0
+	}
+	softCutoff := ev.softPinned.nth(want - left)
+	return ev.evictInScanOrder(ev.eligible(candidate{lease: math.MaxInt64}, true, softCutoff), want, true)
+}
+
+// eligible returns the live candidates pass 2 may take: unpinned ones at
+// or before cutoff, and, when withSoft, soft-pinned ones at or before
+// softCutoff.
+func (ev *evictor) eligible(cutoff candidate, withSoft bool, softCutoff candidate) []candidate {
+	var out []candidate
+	pick := func(q *byAge, cut candidate) {
+		for _, c := range q.c {
+			if !c.o.removed.Load() && compareCandidates(c, cut) <= 0 {
+				out = append(out, c)
+			}
+		}
+	}
+	pick(&ev.unpinned, cutoff)
+	if withSoft {
+		pick(&ev.softPinned, softCutoff)
+	}
+	return out
+}
+
+// evictInScanOrder evicts cs in the master's scan order until want objects
+// went: shards upwards from a random start shard, wrapping at 1024
+// (master_service.cpp:10556-10558); inside a shard the master's order is
+// that of a hash map, here oldest deadline first.
+func (ev *evictor) evictInScanOrder(cs []candidate, want int, allowSoft bool) int {
+	start := ev.s.drawShard()
+	rank := func(c candidate) uint32 { return (shardOf(c.o) + MetadataShards - start) % MetadataShards }
+	slices.SortFunc(cs, func(a, b candidate) int {
+		return cmp.Or(cmp.Compare(rank(a), rank(b)), compareCandidates(a, b))
+	})
+	n := 0
+	for _, c := range cs {
+		if n >= want {
 			break
 		}
-		if !o.removed.Load() {
-			n += ev.evictChosen(o, softStage)
+		if !c.o.removed.Load() {
+			n += ev.evictChosen(c.o, allowSoft)
 		}
 	}
 	return n
 }
 
-// evictChosen evicts o, or, when o is in a group, the group's evictable
-// members unless one of them is leased or being read.
-func (ev *evictor) evictChosen(o *object, softStage bool) int {
+// evictChosen is the master's try_evict_group_or_object
+// (master_service.cpp:10131-10185): it evicts o, or, when o is in a
+// group, skips the group when any member is leased and otherwise evicts
+// every member that is not hard-pinned, leased, being read or (unless
+// allowSoft) soft-pinned. It returns the number of objects evicted.
+func (ev *evictor) evictChosen(o *object, allowSoft bool) int {
 	g := o.group
 	if g == nil {
 		ev.evict(o)
@@ -165,14 +254,14 @@ func (ev *evictor) evictChosen(o *object, softStage bool) int {
 		return 0
 	}
 	for _, m := range g.members {
-		if leased(m, ev.now) || m.readers.Load() > 0 {
+		if leased(m, ev.now) {
 			g.skipEpoch = ev.s.epoch
 			return 0
 		}
 	}
 	var victims []*object
 	for _, m := range g.members {
-		if !m.hardPin && (softStage || !softPinned(m, ev.now)) {
+		if !m.hardPin && m.readers.Load() == 0 && (allowSoft || !softPinned(m, ev.now)) {
 			victims = append(victims, m)
 		}
 	}

@@ -222,9 +222,9 @@ func TestEvictionGroups(t *testing.T) {
 		lease   []int
 		gone    []int
 	}{
-		{"whole group goes with its oldest member",
+		{"whole group goes with its oldest member, and pass 1 still takes every candidate up to the cut-off",
 			map[int]pool.PutOptions{0: g(pool.PutOptions{}), 50: g(pool.PutOptions{}), 90: g(pool.PutOptions{})},
-			nil, []int{0, 1, 2, 3, 4, 5, 6, 7, 50, 90}},
+			nil, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 50, 90}},
 		{"a leased member saves the group",
 			map[int]pool.PutOptions{0: g(pool.PutOptions{}), 50: g(pool.PutOptions{}), 90: g(pool.PutOptions{})},
 			[]int{90}, span0(11)[1:]},
@@ -303,7 +303,7 @@ func TestBackgroundEviction(t *testing.T) {
 	}
 }
 
-func TestByAgePopsInOrder(t *testing.T) {
+func TestByAgePeeksInOrder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, n := range []int{0, 1, 2, 63, 64, 65, 1000} {
 		var q byAge
@@ -313,13 +313,19 @@ func TestByAgePopsInOrder(t *testing.T) {
 		want := slices.Clone(q.c)
 		slices.SortFunc(want, compareCandidates)
 		for i := range n {
-			o, ok := q.pop(1 + i%7)
-			if !ok || o != want[i].o {
-				t.Fatalf("n=%d: pop %d = seq %v, %t, want seq %d", n, i, o, ok, want[i].seq)
+			if k := min(i%5+1, len(q.c)); i%7 == 3 {
+				if got := q.nth(k); got.o != want[i+k-1].o {
+					t.Fatalf("n=%d: nth(%d) after %d pops = seq %d, want seq %d", n, k, i, got.seq, want[i+k-1].seq)
+				}
 			}
+			c, ok := q.peek()
+			if !ok || c.o != want[i].o {
+				t.Fatalf("n=%d: peek %d = seq %v, %t, want seq %d", n, i, c.seq, ok, want[i].seq)
+			}
+			q.pop()
 		}
-		if o, ok := q.pop(1); ok {
-			t.Errorf("n=%d: pop after the last = %v, want none", n, o)
+		if c, ok := q.peek(); ok {
+			t.Errorf("n=%d: peek after the last = seq %d, want none", n, c.seq)
 		}
 	}
 }

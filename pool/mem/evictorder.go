@@ -6,7 +6,13 @@ import (
 )
 
 // candidate is an eviction candidate with its ordering key copied out of
-// the object, so that ordering does not chase pointers.
+// the object, so that ordering does not chase pointers. Candidates are
+// ordered by lease deadline, then publish order: the master reads a
+// nanosecond clock for every PutEnd and lease grant, so its deadlines
+// never tie, while kvctl's clock may stand still (a virtual clock) over
+// many puts, whose publish-time deadlines then tie; the publish order
+// stands in for the clock's ticks between them. Comparisons with a
+// cut-off ("at or before the target deadline") use the same order.
 type candidate struct {
 	lease int64
 	seq   uint64
@@ -26,22 +32,37 @@ type byAge struct {
 	ready int // c[:ready] is sorted and older than all of c[ready:]
 }
 
-// pop returns the oldest remaining candidate, ordering the next chunk (of
-// at least want) when the sorted prefix is used up.
-func (q *byAge) pop(want int) (*object, bool) {
+// order makes sure the k oldest remaining candidates (at least a chunk)
+// lead q, sorted.
+func (q *byAge) order(k int) {
+	if q.ready >= min(k, len(q.c)) {
+		return
+	}
+	k = min(max(k, 64), len(q.c))
+	selectOldest(q.c, k)
+	slices.SortFunc(q.c[:k], compareCandidates)
+	q.ready = k
+}
+
+// nth returns the k-th oldest remaining candidate (1 <= k <= len(q.c)).
+func (q *byAge) nth(k int) candidate {
+	q.order(k)
+	return q.c[k-1]
+}
+
+// peek returns the oldest remaining candidate.
+func (q *byAge) peek() (candidate, bool) {
 	if len(q.c) == 0 {
-		return nil, false
+		return candidate{}, false
 	}
-	if q.ready == 0 {
-		k := min(max(want, 64), len(q.c))
-		selectOldest(q.c, k)
-		slices.SortFunc(q.c[:k], compareCandidates)
-		q.ready = k
-	}
-	o := q.c[0].o
+	q.order(1)
+	return q.c[0], true
+}
+
+// pop drops the oldest remaining candidate, which peek returned.
+func (q *byAge) pop() {
 	q.c = q.c[1:]
 	q.ready--
-	return o, true
 }
 
 // selectOldest reorders c so that c[:k] holds its k oldest candidates, in

@@ -96,6 +96,11 @@ type Options struct {
 	SnapshotPath string
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// Seed seeds the store's random draws: the start shard of each
+	// leasing batch's walk and of eviction's second pass, which the master
+	// draws at random. A store replaying the same calls with the same seed
+	// draws the same shards; the default, 0, is a seed like any other.
+	Seed uint64
 }
 
 // withDefaults fills the zero fields and validates the result.

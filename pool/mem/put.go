@@ -181,6 +181,7 @@ func (s *Store) join(o *object, id string) {
 	}
 	o.group, o.groupIdx = g, len(g.members)
 	g.members = append(g.members, o)
+	g.needsLease = true
 }
 
 // leave takes o out of its group; the caller holds s.mu exclusively.

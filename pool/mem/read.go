@@ -14,8 +14,10 @@ func (s *Store) Exist(ctx context.Context, keys []string, status []int) error {
 	return s.exist(ctx, "exist", keys, status, false)
 }
 
-// ExistLeasing is Exist that also sets every present key's lease to
-// max(lease, now + LeaseTTL), as Mooncake's BatchExistKey does.
+// ExistLeasing is Exist that also leases every present key as Mooncake's
+// BatchExistKey does: key by key in the master's shard order, each to
+// max(lease, its own now + LeaseTTL), a grouped key's whole group only
+// when due (see grantLeases and the package doc).
 func (s *Store) ExistLeasing(ctx context.Context, keys []string, status []int) error {
 	return s.exist(ctx, "exist", keys, status, true)
 }
@@ -26,21 +28,26 @@ func (s *Store) exist(ctx context.Context, op string, keys []string, status []in
 	if err := s.begin(ctx, op, len(keys), len(status)); err != nil {
 		return err
 	}
-	var until int64
-	if lease {
-		until = s.nowNanos() + int64(s.opts.LeaseTTL)
+	if !lease {
+		for i, k := range keys {
+			status[i] = 0
+			if s.lookupPublished(k) != nil {
+				status[i] = 1
+			}
+		}
+		return nil
 	}
+	sc := getLeaseScratch(len(keys))
+	defer putLeaseScratch(sc)
 	for i, k := range keys {
 		o := s.lookupPublished(k)
-		if o == nil {
-			status[i] = 0
-			continue
-		}
-		status[i] = 1
-		if lease {
-			extendLease(o, until)
+		sc.objs[i] = o
+		status[i] = 0
+		if o != nil {
+			status[i] = 1
 		}
 	}
+	s.grantLeases(sc.objs, sc)
 	return nil
 }
 
@@ -52,16 +59,18 @@ func (s *Store) Sizes(ctx context.Context, keys []string, n []int64) error {
 	if err := s.begin(ctx, "size", len(keys), len(n)); err != nil {
 		return err
 	}
-	until := s.nowNanos() + int64(s.opts.LeaseTTL)
+	sc := getLeaseScratch(len(keys))
+	defer putLeaseScratch(sc)
 	for i, k := range keys {
 		o := s.lookupPublished(k)
+		sc.objs[i] = o
 		if o == nil {
 			n[i] = int64(pool.ObjectNotFound)
 			continue
 		}
-		extendLease(o, until)
 		n[i] = o.size
 	}
+	s.grantLeases(sc.objs, sc)
 	return nil
 }
 
@@ -96,21 +105,22 @@ func (s *Store) holdForGet(ctx context.Context, keys []string, bufs [][]byte, n 
 	if err := s.begin(ctx, "get", len(keys), len(n)); err != nil {
 		return err
 	}
-	until := s.nowNanos() + int64(s.opts.LeaseTTL)
+	sc := getLeaseScratch(len(keys))
+	defer putLeaseScratch(sc)
 	for i, k := range keys {
 		o := s.lookupPublished(k)
+		sc.objs[i] = o
 		switch {
 		case o == nil:
 			n[i] = int64(pool.ObjectNotFound)
-			continue
 		case s.opts.MetadataOnly || int64(len(bufs[i])) < o.size:
 			n[i] = int64(pool.InvalidParams)
 		default:
 			o.readers.Add(1)
 			held[i] = o
 		}
-		extendLease(o, until)
 	}
+	s.grantLeases(sc.objs, sc)
 	return nil
 }
 

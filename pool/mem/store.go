@@ -67,6 +67,7 @@ type object struct {
 	softPinUntil int64 // Unix ns; 0 when not soft-pinned
 	group        *group
 	groupIdx     int
+	shard        atomic.Uint32 // the key's metadata shard + 1; 0 until computed (lease.go)
 }
 
 // group is an eviction group: its published members.
@@ -74,6 +75,10 @@ type group struct {
 	id        string
 	members   []*object
 	skipEpoch uint64
+	// needsLease says a member joined since the group's leases were last
+	// granted (the master's groups_needing_lease_refresh_); guarded by
+	// Store.groupsMu.
+	needsLease bool
 }
 
 // counters are Stat's cumulative counters: the first two are bumped by
@@ -110,6 +115,8 @@ type Store struct {
 	published    atomic.Int64
 	used         atomic.Int64 // the objects' sizes: the segments' held bytes
 	needEviction atomic.Bool
+	draws        atomic.Uint64 // random start shards drawn (lease.go)
+	lastGrant    atomic.Int64  // the latest lease deadline granted (lease.go)
 
 	stop chan struct{}
 	done chan struct{}

@@ -83,6 +83,7 @@ var urlParams = map[string]func(o *Options, v string) error{
 	"evict_soft_pinned": parseEvictSoftPinned,
 	"eviction":          parseEvictionMode,
 	"snapshot":          parseSnapshot,
+	"seed":              parseSeed,
 }
 
 func parsePositiveSize(v string, dst *int64) error {
@@ -162,5 +163,14 @@ func parseSnapshot(o *Options, v string) error {
 		return fmt.Errorf("empty path")
 	}
 	o.SnapshotPath = v
+	return nil
+}
+
+func parseSeed(o *Options, v string) error {
+	n, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		return fmt.Errorf("not an unsigned integer")
+	}
+	o.Seed = n
 	return nil
 }

@@ -24,7 +24,7 @@ func (s *Store) View(key string) (b []byte, release func(), code pool.Code) {
 	if s.closed {
 		return nil, noRelease, pool.RPCFail
 	}
-	o, code := s.viewable(key, s.nowNanos()+int64(s.opts.LeaseTTL))
+	o, code := s.viewable(key)
 	if code != pool.OK {
 		return nil, noRelease, code
 	}
@@ -77,11 +77,13 @@ func (s *Store) holdViews(keys []string, views [][]byte, codes []pool.Code, held
 		}
 		return held
 	}
-	until := s.nowNanos() + int64(s.opts.LeaseTTL)
+	sc := getLeaseScratch(len(keys))
+	defer putLeaseScratch(sc)
 	for i, k := range keys {
-		o, code := s.viewable(k, until)
-		codes[i] = code
-		if code != pool.OK {
+		o := s.lookupPublished(k)
+		sc.objs[i] = o
+		codes[i] = s.viewCode(o)
+		if codes[i] != pool.OK {
 			views[i] = nil
 			continue
 		}
@@ -89,21 +91,34 @@ func (s *Store) holdViews(keys []string, views [][]byte, codes []pool.Code, held
 		views[i] = o.data
 		held = append(held, o)
 	}
+	s.grantLeases(sc.objs, sc)
 	return held
 }
 
-// viewable looks key up for a view, leasing it until until when present;
-// the caller holds s.mu shared.
-func (s *Store) viewable(key string, until int64) (*object, pool.Code) {
+// viewable looks key up for a view, leasing it when present; the caller
+// holds s.mu shared.
+func (s *Store) viewable(key string) (*object, pool.Code) {
 	o := s.lookupPublished(key)
 	if o == nil {
 		return nil, pool.ObjectNotFound
 	}
-	extendLease(o, until)
-	if s.opts.MetadataOnly {
-		return nil, pool.InvalidParams
+	s.grantLease(o)
+	if code := s.viewCode(o); code != pool.OK {
+		return nil, code
 	}
 	return o, pool.OK
+}
+
+// viewCode is what a view of o answers: ObjectNotFound when o is nil (an
+// absent key), InvalidParams for a metadata-only store, else OK.
+func (s *Store) viewCode(o *object) pool.Code {
+	switch {
+	case o == nil:
+		return pool.ObjectNotFound
+	case s.opts.MetadataOnly:
+		return pool.InvalidParams
+	}
+	return pool.OK
 }
 
 // viewHold is the objects one ViewBatch holds as being read. Holds are
