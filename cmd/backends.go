@@ -10,6 +10,7 @@ import (
 	"github.com/kvctl/kvctl/keys"
 	"github.com/kvctl/kvctl/pool"
 	"github.com/kvctl/kvctl/pool/mem"
+	"github.com/kvctl/kvctl/pool/replay"
 
 	// The pool backends kvctl links; each registers its URL schemes.
 	_ "github.com/kvctl/kvctl/pool/keylist"
@@ -19,7 +20,8 @@ import (
 
 // cmd is the glue that picks concrete backends: the packages below it see
 // pools only through package pool's interfaces (a test enforces it). This
-// file links the backends and opens the embedded pools of serve and holes.
+// file links the backends and opens the embedded pools of serve, holes and
+// pool replay.
 
 // openEmbeddedPool opens serve's embedded pool (mem, byte mode) of the
 // given capacity, whose leases, soft pins and eviction run on clock: the
@@ -74,4 +76,24 @@ func simulatedPool(evictionRatio, watermark float64, seed uint64) func(int64, fu
 		}
 		return s, nil
 	}
+}
+
+// openReplayPool opens the embedded pool pool replay runs a recording
+// against: one segment of the recording's size, allocated as one range as
+// the master's offset allocator does (so with bytes the pool takes memory
+// up to the segment as the log fills it), with the master's flags, on the
+// replay's clock, evicting only when the replay's eviction ticks say.
+func openReplayPool(c replay.PoolConfig) (replay.Pool, error) {
+	f := c.Flags
+	s, err := mem.New(mem.Options{
+		Capacity: c.SegmentBytes, Segments: 1, ArenaSize: (c.SegmentBytes + mem.Granule - 1) / mem.Granule * mem.Granule,
+		LeaseTTL: f.LeaseTTL, SoftPinTTL: f.SoftPinTTL,
+		EvictionRatio: f.EvictionRatio, HighWatermark: f.HighWatermark, KeepSoftPinned: f.KeepSoftPinned,
+		ZeroEvictionRatio: f.EvictionRatio == 0, ZeroHighWatermark: f.HighWatermark == 0,
+		Eviction: mem.EvictManual, Seed: c.Seed, Now: c.Now,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("opening the embedded pool for the replay: %w", err)
+	}
+	return s, nil
 }

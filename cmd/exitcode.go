@@ -10,6 +10,7 @@ import (
 	"github.com/kvctl/kvctl/engine"
 	"github.com/kvctl/kvctl/keys"
 	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/pool/replay"
 	"github.com/kvctl/kvctl/transfer"
 	"github.com/kvctl/kvctl/workload"
 )
@@ -87,8 +88,9 @@ func exitCode(err error) int {
 
 // isUsage reports whether err is the user's mistake on the command line or
 // in a file it names: a usage error, a bad pool URL, key settings that
-// cannot key a page, or a tokens, requests or trace file that says
-// something wrong, or a serve setting the engine or connector refuses.
+// cannot key a page, or a tokens, requests, trace or recording file that
+// says something wrong, or a serve setting the engine or connector
+// refuses.
 func isUsage(err error) bool {
 	var ue *usageError
 	return errors.As(err, &ue) ||
@@ -96,6 +98,7 @@ func isUsage(err error) bool {
 		errors.Is(err, keys.ErrBadSettings) ||
 		errors.Is(err, keys.ErrBadInput) ||
 		errors.Is(err, workload.ErrBadInput) ||
+		errors.Is(err, replay.ErrBadRecording) ||
 		errors.Is(err, engine.ErrBadConfig) ||
 		errors.Is(err, connector.ErrBadConfig)
 }

@@ -41,17 +41,20 @@ Exit codes: 2 for a bad pool URL or arguments, 4 when the pool is unreachable
 func newPoolCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "pool",
-		Short: "Operate a pool: stat, ls, exist, get, put, rm",
+		Short: "Operate a pool: stat, ls, exist, get, put, rm; replay a master's log",
 		Long: `Operate a KV-cache pool directly. The pool is named by a URL (--pool or
 $KVCTL_POOL): mem:// (embedded; add snapshot=PATH to keep it between runs),
 redis:// or valkey:// (the shared pool), mooncake://host:9003 (a live Mooncake
 master, read-only) or keylist:PATH (a captured key listing, read-only).
+pool replay runs a recorded operation log against an embedded pool set up as
+a Mooncake master was, and prints what it evicts.
 
 See docs/pools.md for URLs and semantics.` + poolExitCodes,
 	}
 	c.AddCommand(
 		newPoolStatCmd(ios, g), newPoolLsCmd(ios, g), newPoolExistCmd(ios, g),
 		newPoolGetCmd(ios, g), newPoolPutCmd(ios, g), newPoolRmCmd(ios, g),
+		newPoolReplayCmd(ios, g),
 	)
 	return c
 }

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,12 +21,17 @@ func TestMain(m *testing.M) {
 	})
 }
 
+// mooncakeReal is the folder of a real Mooncake master's recordings, which
+// scripts read as $MOONCAKE_REAL.
+var mooncakeReal, _ = filepath.Abs(filepath.Join("..", "testdata", "mooncake-real"))
+
 // TestScripts runs the end-to-end CLI scripts in testdata/script.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("NO_COLOR", "1")
+			env.Setenv("MOONCAKE_REAL", mooncakeReal)
 			env.Setenv("MOONCAKE_CONFIG_PATH", "")
 			env.Setenv("TRTLLM_MOONCAKE_STORE_PREFIX", "")
 			for _, k := range []string{"KVCTL_TEST_REDIS_URL"} {

@@ -65,6 +65,9 @@ func TestInvariantScenarios(t *testing.T) {
 				if diff := cmp.Diff(want.Snapshots, got.Snapshots); diff != "" {
 					t.Errorf("seed %d: snapshots differ (-want +got):\n%s", seed, diff)
 				}
+				if err := Mismatch(want, got); err != nil {
+					t.Errorf("seed %d: Mismatch = %v, want nil", seed, err)
+				}
 			}
 		})
 	}
