@@ -104,12 +104,27 @@ func Parse(b []byte) (*Recording, error) {
 	return &rec, nil
 }
 
+// MaxSegmentBytes and MaxSleep bound what a recording may ask of a
+// replay, so that no file can exhaust memory (the replayed pool holds every
+// byte of its segment that is written) or run for hours (the clock ticks
+// the eviction step every EvictionInterval of the sleeps).
+const (
+	MaxSegmentBytes = 16 << 30
+	MaxSleep        = 24 * time.Hour
+)
+
 func (rec *Recording) validate() error {
-	if rec.SegmentBytes <= 0 {
-		return fmt.Errorf("segment_bytes %d is not positive", rec.SegmentBytes)
+	if rec.SegmentBytes <= 0 || rec.SegmentBytes > MaxSegmentBytes {
+		return fmt.Errorf("segment_bytes %d is not in 1..%d (16 GiB)", rec.SegmentBytes, int64(MaxSegmentBytes))
 	}
 	if len(rec.Ops) == 0 {
 		return errors.New("ops: empty")
+	}
+	var slept int64 // ms
+	for i, op := range rec.Ops {
+		if slept += op.MS; op.MS > int64(MaxSleep/time.Millisecond) || slept > int64(MaxSleep/time.Millisecond) {
+			return fmt.Errorf("op %d (%s): field ms: the sleeps add up to more than %v", i, op.Op, MaxSleep)
+		}
 	}
 	if _, err := rec.Flags(); err != nil {
 		return err

@@ -82,3 +82,19 @@ func FuzzParse(f *testing.F) {
 		rec.Config(0)
 	})
 }
+
+func TestParseBounds(t *testing.T) {
+	tests := []struct{ name, file string }{
+		{"segment too large", `{"segment_bytes":17179869185,"ops":[{"op":"exist","keys":["a"]}]}`},
+		{"one long sleep", `{"segment_bytes":1048576,"ops":[{"op":"sleep","ms":86400001}]}`},
+		{"sleeps add up", `{"segment_bytes":1048576,"ops":[{"op":"sleep","ms":86400000},{"op":"sleep","ms":1}]}`},
+	}
+	for _, tt := range tests {
+		if _, err := Parse([]byte(tt.file)); !errors.Is(err, ErrBadRecording) {
+			t.Errorf("%s: Parse = %v, want ErrBadRecording", tt.name, err)
+		}
+	}
+	if _, err := Parse([]byte(`{"segment_bytes":1048576,"ops":[{"op":"sleep","ms":86400000}]}`)); err != nil {
+		t.Errorf("Parse of a day's sleep = %v, want nil", err)
+	}
+}
