@@ -122,9 +122,25 @@ func (s *Scheduler) UpdateStateAfterAlloc(r *Request, numComputed, skipFront, ho
 	}
 	st.loadFrom = base + skipFront/t
 	st.loadTo = st.loadFrom + honoured/t
-	st.saveNext, st.emittedTo = st.loadTo, st.loadTo
+	st.saveNext = saveStart(st)
+	st.emittedTo = st.saveNext
 	st.settled, st.req = true, r
 	return nil
+}
+
+// saveStart is the first block to save of a request just settled. As
+// upstream's build_connector_meta (mooncake_store/scheduler.py), saves
+// start where the honoured loads end when the lookup hit
+// (saved_upto = max(saved_upto, load_first_block + load_blocks)), and at
+// block 0 when it missed (load_first_block is 0 then): the locally
+// matched blocks are saved again, which repairs a pool that lost the head
+// of a chain the GPU still holds and refreshes their leases (the save
+// runs a leasing exist first; see Worker.WaitForSave).
+func saveStart(st *reqState) int {
+	if st.offered > 0 {
+		return st.loadTo
+	}
+	return 0
 }
 
 // BuildMeta is build_connector_meta: the loads of every honoured block not

@@ -96,8 +96,8 @@ func (w *Worker) failLoad(m *Meta, id string) {
 }
 
 // WaitForSave performs the pass's saves after its forward (wait_for_save):
-// every page of each save not dropped is put, never overwriting (a key
-// that exists is a no-op success). Per-page put failures are counted in
+// every page of each save not dropped is put unless a leasing exist finds
+// it in the pool first (see saveBatch), never overwriting. Per-page put failures are counted in
 // the save statistics, not retried: a lost write is only a future miss.
 // Every save performed is reported by TakeSubmittedSaves. Saving a block
 // whose pages do not hold the KV of the hash it is saved under is an error:
@@ -126,25 +126,61 @@ func (w *Worker) WaitForSave(ctx context.Context, m *Meta) error {
 	return nil
 }
 
+// saveBatch saves pages [start, end) of saves, page p being slot
+// p % slots of save p / slots. As upstream's _put (mooncake_store
+// worker.py), it first asks the leasing batch exist for the batch's keys
+// (batch_is_exist: pages present get their lease refreshed) and puts only
+// the pages absent (or whose probe failed: the put decides for those).
+// The exist and the put are each a store call in the save statistics;
+// a page found present counts as saved, as one whose put found the key.
 func (w *Worker) saveBatch(ctx context.Context, saves []Transfer, start, end int) error {
 	rec := w.opts.SaveStats
 	t := rec.Start(stats.PhaseResolve)
 	defer t.Stop()
-	per := len(w.slots)
-	w.items = w.items[:0]
+	w.keys = w.keys[:0]
 	for p := start; p < end; p++ {
-		tr := saves[p/per]
-		it := pool.PutItem{Key: w.pageKey(p%per, tr.Hash), Value: w.opts.Pages.Page(p%per, tr.Page)}
-		if w.opts.SoftPinTTL > 0 {
-			it.Options.SoftPin, it.Options.SoftPinTTL = pool.SoftPinEnable, w.opts.SoftPinTTL
-		}
-		if w.opts.GroupBlocks {
-			it.Options.GroupID = w.opts.Keys.GroupKey(tr.Hash)
-		}
-		w.items = append(w.items, it)
+		w.keys = append(w.keys, w.pageKey(p%len(w.slots), saves[p/len(w.slots)].Hash))
 	}
+	w.status = resize(w.status, len(w.keys))
+	if err := w.exists(ctx, w.keys, w.status); err != nil {
+		return err
+	}
+	present, bytes := 0, int64(0)
+	w.items = w.items[:0]
+	for i, p := 0, start; p < end; i, p = i+1, p+1 {
+		s, tr := p%len(w.slots), saves[p/len(w.slots)]
+		if w.status[i] == 1 {
+			present++
+			bytes += w.slots[s].Bytes
+			continue
+		}
+		w.items = append(w.items, w.putItem(w.keys[i], s, tr))
+	}
+	rec.AddCall(present, bytes, 0)
+	clear(w.keys)
+	if len(w.items) == 0 {
+		return nil
+	}
+	return w.put(ctx, &t)
+}
+
+// putItem is the put of page slot s of tr under key.
+func (w *Worker) putItem(key string, s int, tr Transfer) pool.PutItem {
+	it := pool.PutItem{Key: key, Value: w.opts.Pages.Page(s, tr.Page)}
+	if w.opts.SoftPinTTL > 0 {
+		it.Options.SoftPin, it.Options.SoftPinTTL = pool.SoftPinEnable, w.opts.SoftPinTTL
+	}
+	if w.opts.GroupBlocks {
+		it.Options.GroupID = w.opts.Keys.GroupKey(tr.Hash)
+	}
+	return it
+}
+
+// put puts w.items through the mover and records the call: a page whose
+// put found the key (a put since the exist) counts as saved.
+func (w *Worker) put(ctx context.Context, t *stats.PhaseTimer) error {
 	w.codes = resize(w.codes, len(w.items))
-	if err := w.mover.Save(ctx, &t, w.items, w.codes); err != nil {
+	if err := w.mover.Save(ctx, t, w.items, w.codes); err != nil {
 		return err
 	}
 	stored, bytes, failed := 0, int64(0), 0
@@ -156,7 +192,7 @@ func (w *Worker) saveBatch(ctx context.Context, saves []Transfer, start, end int
 			failed++
 		}
 	}
-	rec.AddCall(stored, bytes, failed)
+	w.opts.SaveStats.AddCall(stored, bytes, failed)
 	clear(w.items)
 	return nil
 }
