@@ -74,8 +74,8 @@ func (s *Scheduler) state(id string) *reqState {
 // pool can serve, a multiple of T. It offers nothing when the local match
 // is not a whole number of blocks. Candidates run from the local match to
 // the block before the one holding the last token; one batched exist
-// counts the leading candidates present. An error is the pool's (the call
-// failed as a whole).
+// counts the leading candidates present. An error is the prober's (the
+// Worker's only once the context ended: a failed pool call is a miss).
 func (s *Scheduler) GetNumNewMatchedTokens(ctx context.Context, r *Request, numComputed int) (int, error) {
 	st := s.state(r.ID)
 	st.offerStart, st.offered, st.settled, st.req = 0, 0, false, r

@@ -13,8 +13,9 @@ import (
 // MaxBatch pages. A page whose result is not its full size (missing:
 // evicted since the lookup, or never completely put) fails its request:
 // the request is reported by TakeFailedLoadRequests and its bound saves
-// are dropped from m; its other pages are not loaded. An error is the
-// pool's or the mover's (the call failed as a whole).
+// are dropped from m; its other pages are not loaded. A batch whose call
+// the pool failed as a whole has every page missing (see Worker); another
+// error is the mover's.
 //
 // On a tensor-parallel rank (Layout.World > 1) a missing page is fatal: the
 // ranks hold shards of the same KV and cannot restart alone. Every page is
@@ -68,7 +69,13 @@ func (w *Worker) loadBatch(ctx context.Context, m *Meta, start, end int) error {
 	}
 	w.n = resize(w.n, len(w.keys))
 	if err := w.mover.Load(ctx, &t, w.keys, w.pages, w.n); err != nil {
-		return err
+		if !tolerated(ctx, err) {
+			return err
+		}
+		w.poolFailed(CallLoad, fmt.Errorf("load of %d pages: %w", len(w.keys), err))
+		for i := range w.n {
+			w.n[i] = int64(pool.TransferFail) // every page of the batch is missing
+		}
 	}
 	landed, bytes, failed := 0, int64(0), 0
 	for i, n := range w.n {
@@ -99,7 +106,8 @@ func (w *Worker) failLoad(m *Meta, id string) {
 // every page of each save not dropped is put unless a leasing exist finds
 // it in the pool first (see saveBatch), never overwriting. Per-page put failures are counted in
 // the save statistics, not retried: a lost write is only a future miss.
-// Every save performed is reported by TakeSubmittedSaves. Saving a block
+// A batch whose call failed as a whole is dropped (see Worker). Every save
+// performed or dropped so is reported by TakeSubmittedSaves. Saving a block
 // whose pages do not hold the KV of the hash it is saved under is an error:
 // uncomputed KV is never published.
 func (w *Worker) WaitForSave(ctx context.Context, m *Meta) error {
@@ -143,7 +151,7 @@ func (w *Worker) saveBatch(ctx context.Context, saves []Transfer, start, end int
 	}
 	w.status = resize(w.status, len(w.keys))
 	if err := w.exists(ctx, w.keys, w.status); err != nil {
-		return err
+		return w.dropSaveBatch(ctx, err, len(w.keys))
 	}
 	present, bytes := 0, int64(0)
 	w.items = w.items[:0]
@@ -161,7 +169,27 @@ func (w *Worker) saveBatch(ctx context.Context, saves []Transfer, start, end int
 	if len(w.items) == 0 {
 		return nil
 	}
-	return w.put(ctx, &t)
+	if err := w.put(ctx, &t); err != nil {
+		if !tolerated(ctx, err) {
+			return err
+		}
+		return w.dropSaveBatch(ctx, err, len(w.items))
+	}
+	return nil
+}
+
+// dropSaveBatch drops the n pages of a save batch whose exist or put
+// failed with err (see Worker): they count as failed, and are not emitted
+// again. An error after the context ended is returned.
+func (w *Worker) dropSaveBatch(ctx context.Context, err error, n int) error {
+	clear(w.keys)
+	clear(w.items)
+	if ctx.Err() != nil {
+		return err
+	}
+	w.poolFailed(CallSave, fmt.Errorf("save of %d pages: %w", n, err))
+	w.opts.SaveStats.AddCall(0, 0, n)
+	return nil
 }
 
 // putItem is the put of page slot s of tr under key.

@@ -105,7 +105,9 @@ type Config struct {
 	// Verify compares every page loaded from the pool with the model's.
 	Verify bool
 	// StatsInterval emits statistics lines through StatsLine at most once
-	// per interval of virtual time; zero emits none.
+	// per interval of virtual time; zero emits none. StatsLine also
+	// receives warnings (the first pool call of each kind that failed);
+	// nil drops both.
 	StatsInterval time.Duration
 	StatsLine     func(line string)
 	// MemoryLimit, when positive, is the Go runtime's soft memory limit
