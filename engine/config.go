@@ -204,6 +204,11 @@ func (c *Config) validate() error {
 		return fmt.Errorf("attention dp %d must not be negative", c.AttentionDP)
 	case c.AttentionDP > 1 && l.World > 1:
 		return fmt.Errorf("attention dp %d and tp %d cannot go together: attention-DP owners hold whole pages (w1r0)", c.AttentionDP, l.World)
+	case c.Connector.AsyncLoad && l.World > 1:
+		// mooncake_store scheduler.py and worker.py: their constructors
+		// raise NotImplementedError for async_load without attention DP
+		// on more than one rank.
+		return fmt.Errorf("async load with tp %d is refused, as upstream's mooncake_store connector refuses it (NotImplementedError): async_load needs attention DP or a single rank", l.World)
 	case c.StatsInterval < 0:
 		return fmt.Errorf("stats interval %v is negative", c.StatsInterval)
 	}
