@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/kvctl/kvctl/engine"
+	"github.com/kvctl/kvctl/pool"
 	"github.com/kvctl/kvctl/workload"
 	"github.com/spf13/cobra"
 )
@@ -115,14 +116,19 @@ func runServe(ctx context.Context, ios *IOStreams, g *globalOptions, o *serveOpt
 	return checkServeReport(rep)
 }
 
-// checkServeReport is the verification verdict: exit 3 on any mismatch or
-// lost request.
+// checkServeReport is the verdict on a report already printed: exit 3 on
+// any mismatch or lost request, else exit 4 when a pool call failed (the
+// run went on without the pool's answers).
 func checkServeReport(rep engine.Report) error {
 	if rep.VerifyMismatches > 0 {
 		return &verifyError{err: fmt.Errorf("%d loaded pages differ from the computed ones", rep.VerifyMismatches)}
 	}
 	if lost := rep.Requests - rep.Completed - rep.Failed; lost != 0 {
 		return &verifyError{err: fmt.Errorf("%d of %d requests neither completed nor failed", lost, rep.Requests)}
+	}
+	if rep.PoolCallFailures > 0 {
+		return fmt.Errorf("%d pool calls failed, the first at %.0f ms (request %d of %d): %w", rep.PoolCallFailures,
+			*rep.FirstPoolFailureAtMS, *rep.FirstPoolFailureRequest, rep.Requests, pool.ErrUnreachable)
 	}
 	return nil
 }

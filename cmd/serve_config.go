@@ -60,7 +60,7 @@ func (o *serveOptions) engineConfig(settings keys.Settings, ios *IOStreams, g *g
 	if err := cfg.Validate(); err != nil {
 		return cfg, err
 	}
-	if cfg.StatsInterval > 0 && !g.Quiet {
+	if !g.Quiet { // stats lines (with --stats-interval) and warnings
 		cfg.StatsLine = func(line string) { fmt.Fprintln(ios.ErrOut, line) }
 	}
 	return cfg, nil

@@ -29,6 +29,10 @@ func printServeReport(ios *IOStreams, g *globalOptions, r engine.Report) error {
 		humanBytes(r.Pool.UsedBytes), humanBytes(r.Pool.CapacityBytes), r.Pool.EvictedKeys))
 	tp.addRow("prefix holes", fmt.Sprintf("%d holes, %d blocks behind a hole", r.PrefixHoles.Holes, r.PrefixHoles.BehindHoleBlocks))
 	tp.addRow("load", fmt.Sprintf("%d pages in %d store calls, %s, %d failed", r.Load.Pages, r.Load.StoreCalls, humanBytes(r.Load.Bytes), r.Load.FailedPages))
+	if r.PoolCallFailures > 0 {
+		tp.addRow("pool call failures", fmt.Sprintf("%d, the first at %.0f ms (request %d)", r.PoolCallFailures,
+			*r.FirstPoolFailureAtMS, *r.FirstPoolFailureRequest))
+	}
 	if err := tp.render(); err != nil {
 		return err
 	}

@@ -60,6 +60,8 @@ type countingStore struct {
 	pool.Store
 	exists, leasing, gets, puts int
 	missing                     map[string]bool
+	// putKeys is the number of keys of each put call.
+	putKeys []int
 }
 
 func (c *countingStore) Exist(ctx context.Context, k []string, s []int) error {
@@ -87,6 +89,7 @@ func (c *countingStore) Get(ctx context.Context, k []string, b [][]byte, n []int
 
 func (c *countingStore) Put(ctx context.Context, it []pool.PutItem, r []pool.Code) error {
 	c.puts++
+	c.putKeys = append(c.putKeys, len(it))
 	return c.Store.Put(ctx, it, r)
 }
 

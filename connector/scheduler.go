@@ -74,8 +74,8 @@ func (s *Scheduler) state(id string) *reqState {
 // pool can serve, a multiple of T. It offers nothing when the local match
 // is not a whole number of blocks. Candidates run from the local match to
 // the block before the one holding the last token; one batched exist
-// counts the leading candidates present. An error is the pool's (the call
-// failed as a whole).
+// counts the leading candidates present. An error is the prober's (the
+// Worker's only once the context ended: a failed pool call is a miss).
 func (s *Scheduler) GetNumNewMatchedTokens(ctx context.Context, r *Request, numComputed int) (int, error) {
 	st := s.state(r.ID)
 	st.offerStart, st.offered, st.settled, st.req = 0, 0, false, r
@@ -122,9 +122,25 @@ func (s *Scheduler) UpdateStateAfterAlloc(r *Request, numComputed, skipFront, ho
 	}
 	st.loadFrom = base + skipFront/t
 	st.loadTo = st.loadFrom + honoured/t
-	st.saveNext, st.emittedTo = st.loadTo, st.loadTo
+	st.saveNext = saveStart(st)
+	st.emittedTo = st.saveNext
 	st.settled, st.req = true, r
 	return nil
+}
+
+// saveStart is the first block to save of a request just settled. As
+// upstream's build_connector_meta (mooncake_store/scheduler.py), saves
+// start where the honoured loads end when the lookup hit
+// (saved_upto = max(saved_upto, load_first_block + load_blocks)), and at
+// block 0 when it missed (load_first_block is 0 then): the locally
+// matched blocks are saved again, which repairs a pool that lost the head
+// of a chain the GPU still holds and refreshes their leases (the save
+// runs a leasing exist first; see Worker.WaitForSave).
+func saveStart(st *reqState) int {
+	if st.offered > 0 {
+		return st.loadTo
+	}
+	return 0
 }
 
 // BuildMeta is build_connector_meta: the loads of every honoured block not

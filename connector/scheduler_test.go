@@ -235,3 +235,52 @@ func TestRequestResetDropsUnconfirmedSaves(t *testing.T) {
 		t.Error("RequestFinished after reset = true, want false")
 	}
 }
+
+// TestSavesStartAfterLookup ports upstream's save-range cases
+// (mooncake_store scheduler.py build_connector_meta: saved_upto =
+// max(saved_upto, load_first_block + load_blocks), load_first_block 0
+// unless the lookup hit): a lookup that missed saves from block 0, the
+// locally matched blocks included; one that hit saves from the end of the
+// honoured loads.
+func TestSavesStartAfterLookup(t *testing.T) {
+	const prompt = 26*testT + 1 // 26 full blocks and one token
+	all := func(from, to int) []int {
+		var out []int
+		for b := from; b < to; b++ {
+			out = append(out, b)
+		}
+		return out
+	}
+	tests := []struct {
+		name     string
+		computed int // local match, tokens
+		present  []bool
+		honoured int
+		want     []int
+	}{
+		{"local_match_no_pool_hit_saves_from", 22 * testT, []bool{false, true, true, true}, 0, all(0, 26)},
+		{"no_local_match_no_pool_hit", 0, nil, 0, all(0, 26)},
+		{"partial_local_match_offers_nothing_saves_from_0", 22*testT - 1, []bool{true, true, true, true}, 0, all(0, 26)},
+		{"local_match_and_pool_hit_saves_after_loads", 20 * testT, []bool{true, true, false, false, false, false}, 2 * testT, all(22, 26)},
+		{"pool_hit_not_honoured_saves_after_local_match", 20 * testT, []bool{true, true}, 0, all(20, 26)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := NewScheduler(SchedulerOptions{Loads: true, Saves: true}, &fixedProber{present: tt.present})
+			r := &Request{ID: "a", Chain: chainOf(t, prompt, 0), NumTokens: prompt, Blocks: make([]int32, 27)}
+			if _, err := s.GetNumNewMatchedTokens(context.Background(), r, tt.computed); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.UpdateStateAfterAlloc(r, tt.computed, 0, tt.honoured); err != nil {
+				t.Fatal(err)
+			}
+			m, err := s.BuildMeta([]Scheduled{{Req: r, Computed: tt.computed, NumScheduled: prompt - tt.computed - tt.honoured}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, blocksOf(m.Saves)); diff != "" {
+				t.Errorf("saved blocks (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package connector
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -45,11 +46,34 @@ type WorkerOptions struct {
 	// LoadStats and SaveStats receive the transfer statistics; nil
 	// records nothing.
 	LoadStats, SaveStats *stats.LoadRecorder
+	// PoolFailed, when set, is told of every pool call that failed as a
+	// whole and that the worker went on from as upstream's connector does
+	// (see Worker): call is CallLookup, CallLoad or CallSave.
+	PoolFailed func(call string, err error)
 }
+
+// The pool calls PoolFailed names.
+const (
+	CallLookup = "lookup"
+	CallLoad   = "load"
+	CallSave   = "save"
+)
 
 // Worker is the connector's worker half on one rank: lookups
 // (count_prefix_hit), loads before the forward and saves after it. It is
 // not safe for concurrent use.
+//
+// A pool call that fails as a whole does not end the run, as in upstream's
+// connector (mooncake_store worker.py): a lookup is a miss
+// (count_prefix_hit logs a warning and returns 0), the pages of a load
+// batch are missing (the request restarts; fatal under tensor
+// parallelism), and a save batch is dropped (counted as failed pages,
+// never emitted again). Each such failure goes to
+// WorkerOptions.PoolFailed. A lookup or a save's exist tolerates any error
+// of the store; a load or put through the mover only the pool's (one
+// wrapping pool.ErrUnreachable, or a *pool.Error): other mover errors, a
+// device's, end the run. An error after the context ended is always
+// returned.
 type Worker struct {
 	opts   WorkerOptions
 	slots  []PageSlot
@@ -102,18 +126,25 @@ func (w *Worker) Slots() []PageSlot { return w.slots }
 // hashes (every layer group, every rank's shard, then replicated pages)
 // and returns the number of leading blocks whose pages are all present,
 // with each block's presence (valid until the next call). A failed probe
-// (negative status) is a miss.
+// (negative status) is a miss, and so is a failed call: every block is
+// absent (see Worker).
 func (w *Worker) CountPrefixHit(ctx context.Context, hashes []keys.Hash) (int, []bool, error) {
 	w.keys = w.keys[:0]
 	for _, h := range hashes {
 		w.keys = w.opts.Keys.AppendBlockKeys(w.keys, h)
 	}
 	w.status = resize(w.status, len(w.keys))
+	w.present = resize(w.present, len(hashes))
 	if err := w.exists(ctx, w.keys, w.status); err != nil {
-		return 0, nil, err
+		clear(w.keys)
+		if ctx.Err() != nil {
+			return 0, nil, err
+		}
+		w.poolFailed(CallLookup, fmt.Errorf("lookup of %d pages: %w", len(w.keys), err))
+		clear(w.present)
+		return 0, w.present, nil
 	}
 	per := w.opts.Keys.Layout.PagesPerBlock()
-	w.present = resize(w.present, len(hashes))
 	hit, leading := 0, true
 	for b := range hashes {
 		ok := true
@@ -127,6 +158,22 @@ func (w *Worker) CountPrefixHit(ctx context.Context, hashes []keys.Hash) (int, [
 	}
 	clear(w.keys) // drop the key strings
 	return hit, w.present, nil
+}
+
+// poolFailed reports a pool call that failed as a whole and that the
+// worker goes on from.
+func (w *Worker) poolFailed(call string, err error) {
+	if w.opts.PoolFailed != nil {
+		w.opts.PoolFailed(call, err)
+	}
+}
+
+// tolerated reports whether the worker goes on from err, the error of a
+// load or put through the mover: the pool's (pool.ErrUnreachable or a
+// *pool.Error), not a device's, and the context still live.
+func tolerated(ctx context.Context, err error) bool {
+	var pe *pool.Error
+	return ctx.Err() == nil && (errors.Is(err, pool.ErrUnreachable) || errors.As(err, &pe))
 }
 
 func resize[T any](s []T, n int) []T {

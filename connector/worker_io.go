@@ -13,8 +13,9 @@ import (
 // MaxBatch pages. A page whose result is not its full size (missing:
 // evicted since the lookup, or never completely put) fails its request:
 // the request is reported by TakeFailedLoadRequests and its bound saves
-// are dropped from m; its other pages are not loaded. An error is the
-// pool's or the mover's (the call failed as a whole).
+// are dropped from m; its other pages are not loaded. A batch whose call
+// the pool failed as a whole has every page missing (see Worker); another
+// error is the mover's.
 //
 // On a tensor-parallel rank (Layout.World > 1) a missing page is fatal: the
 // ranks hold shards of the same KV and cannot restart alone. Every page is
@@ -68,7 +69,13 @@ func (w *Worker) loadBatch(ctx context.Context, m *Meta, start, end int) error {
 	}
 	w.n = resize(w.n, len(w.keys))
 	if err := w.mover.Load(ctx, &t, w.keys, w.pages, w.n); err != nil {
-		return err
+		if !tolerated(ctx, err) {
+			return err
+		}
+		w.poolFailed(CallLoad, fmt.Errorf("load of %d pages: %w", len(w.keys), err))
+		for i := range w.n {
+			w.n[i] = int64(pool.TransferFail) // every page of the batch is missing
+		}
 	}
 	landed, bytes, failed := 0, int64(0), 0
 	for i, n := range w.n {
@@ -96,10 +103,11 @@ func (w *Worker) failLoad(m *Meta, id string) {
 }
 
 // WaitForSave performs the pass's saves after its forward (wait_for_save):
-// every page of each save not dropped is put, never overwriting (a key
-// that exists is a no-op success). Per-page put failures are counted in
+// every page of each save not dropped is put unless a leasing exist finds
+// it in the pool first (see saveBatch), never overwriting. Per-page put failures are counted in
 // the save statistics, not retried: a lost write is only a future miss.
-// Every save performed is reported by TakeSubmittedSaves. Saving a block
+// A batch whose call failed as a whole is dropped (see Worker). Every save
+// performed or dropped so is reported by TakeSubmittedSaves. Saving a block
 // whose pages do not hold the KV of the hash it is saved under is an error:
 // uncomputed KV is never published.
 func (w *Worker) WaitForSave(ctx context.Context, m *Meta) error {
@@ -126,25 +134,81 @@ func (w *Worker) WaitForSave(ctx context.Context, m *Meta) error {
 	return nil
 }
 
+// saveBatch saves pages [start, end) of saves, page p being slot
+// p % slots of save p / slots. As upstream's _put (mooncake_store
+// worker.py), it first asks the leasing batch exist for the batch's keys
+// (batch_is_exist: pages present get their lease refreshed) and puts only
+// the pages absent (or whose probe failed: the put decides for those).
+// The exist and the put are each a store call in the save statistics;
+// a page found present counts as saved, as one whose put found the key.
 func (w *Worker) saveBatch(ctx context.Context, saves []Transfer, start, end int) error {
 	rec := w.opts.SaveStats
 	t := rec.Start(stats.PhaseResolve)
 	defer t.Stop()
-	per := len(w.slots)
-	w.items = w.items[:0]
+	w.keys = w.keys[:0]
 	for p := start; p < end; p++ {
-		tr := saves[p/per]
-		it := pool.PutItem{Key: w.pageKey(p%per, tr.Hash), Value: w.opts.Pages.Page(p%per, tr.Page)}
-		if w.opts.SoftPinTTL > 0 {
-			it.Options.SoftPin, it.Options.SoftPinTTL = pool.SoftPinEnable, w.opts.SoftPinTTL
-		}
-		if w.opts.GroupBlocks {
-			it.Options.GroupID = w.opts.Keys.GroupKey(tr.Hash)
-		}
-		w.items = append(w.items, it)
+		w.keys = append(w.keys, w.pageKey(p%len(w.slots), saves[p/len(w.slots)].Hash))
 	}
+	w.status = resize(w.status, len(w.keys))
+	if err := w.exists(ctx, w.keys, w.status); err != nil {
+		return w.dropSaveBatch(ctx, err, len(w.keys))
+	}
+	present, bytes := 0, int64(0)
+	w.items = w.items[:0]
+	for i, p := 0, start; p < end; i, p = i+1, p+1 {
+		s, tr := p%len(w.slots), saves[p/len(w.slots)]
+		if w.status[i] == 1 {
+			present++
+			bytes += w.slots[s].Bytes
+			continue
+		}
+		w.items = append(w.items, w.putItem(w.keys[i], s, tr))
+	}
+	rec.AddCall(present, bytes, 0)
+	clear(w.keys)
+	if len(w.items) == 0 {
+		return nil
+	}
+	if err := w.put(ctx, &t); err != nil {
+		if !tolerated(ctx, err) {
+			return err
+		}
+		return w.dropSaveBatch(ctx, err, len(w.items))
+	}
+	return nil
+}
+
+// dropSaveBatch drops the n pages of a save batch whose exist or put
+// failed with err (see Worker): they count as failed, and are not emitted
+// again. An error after the context ended is returned.
+func (w *Worker) dropSaveBatch(ctx context.Context, err error, n int) error {
+	clear(w.keys)
+	clear(w.items)
+	if ctx.Err() != nil {
+		return err
+	}
+	w.poolFailed(CallSave, fmt.Errorf("save of %d pages: %w", n, err))
+	w.opts.SaveStats.AddCall(0, 0, n)
+	return nil
+}
+
+// putItem is the put of page slot s of tr under key.
+func (w *Worker) putItem(key string, s int, tr Transfer) pool.PutItem {
+	it := pool.PutItem{Key: key, Value: w.opts.Pages.Page(s, tr.Page)}
+	if w.opts.SoftPinTTL > 0 {
+		it.Options.SoftPin, it.Options.SoftPinTTL = pool.SoftPinEnable, w.opts.SoftPinTTL
+	}
+	if w.opts.GroupBlocks {
+		it.Options.GroupID = w.opts.Keys.GroupKey(tr.Hash)
+	}
+	return it
+}
+
+// put puts w.items through the mover and records the call: a page whose
+// put found the key (a put since the exist) counts as saved.
+func (w *Worker) put(ctx context.Context, t *stats.PhaseTimer) error {
 	w.codes = resize(w.codes, len(w.items))
-	if err := w.mover.Save(ctx, &t, w.items, w.codes); err != nil {
+	if err := w.mover.Save(ctx, t, w.items, w.codes); err != nil {
 		return err
 	}
 	stored, bytes, failed := 0, int64(0), 0
@@ -156,7 +220,7 @@ func (w *Worker) saveBatch(ctx context.Context, saves []Transfer, start, end int
 			failed++
 		}
 	}
-	rec.AddCall(stored, bytes, failed)
+	w.opts.SaveStats.AddCall(stored, bytes, failed)
 	clear(w.items)
 	return nil
 }

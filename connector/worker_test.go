@@ -133,8 +133,9 @@ func TestSaveThenLoadRoundTrip(t *testing.T) {
 				t.Errorf("TakeSubmittedSaves (-want +got):\n%s", diff)
 			}
 			direct := strings.Contains(name, "direct") // the mover bypasses the counting store
-			if got := st.Save.Total(); got.Pages != 6 || !direct && got.StoreCalls != int64(store.puts) || got.FailedPages != 0 {
-				t.Errorf("save stats pages %d, calls %d, failed %d; want 6, %d, 0", got.Pages, got.StoreCalls, got.FailedPages, store.puts)
+			calls := store.puts + store.leasing        // each batch: a leasing exist, then a put
+			if got := st.Save.Total(); got.Pages != 6 || !direct && got.StoreCalls != int64(calls) || got.FailedPages != 0 {
+				t.Errorf("save stats pages %d, calls %d, failed %d; want 6, %d, 0", got.Pages, got.StoreCalls, got.FailedPages, calls)
 			}
 			lw, _ := newTestWorker(t, store, dst, mk(store))
 			lm := &Meta{Loads: []Transfer{{"x", 0, ca.Hash(0), 3}, {"x", 1, ca.Hash(1), 2}, {"y", 0, cb.Hash(0), 0}}}
@@ -309,5 +310,59 @@ func TestPageSlots(t *testing.T) {
 	}
 	if r := got[2].Rank(); r != -1 {
 		t.Errorf("replicated slot Rank() = %d, want -1", r)
+	}
+}
+
+// TestSaveSkipsPresentPages ports upstream's
+// save_skips_pages_already_in_the_store (mooncake_store worker.py _put):
+// each save batch runs the leasing batch exist first and puts only the
+// pages absent, so a page already stored is not put again and is leased
+// (a Remove without force is refused).
+func TestSaveSkipsPresentPages(t *testing.T) {
+	lg0 := testNS.PageKey(keys.Shard{World: 1}, testLayout.LayerGroups[0], testT, chainOf(t, 4, 0).Hash(0))
+	tests := []struct {
+		name       string
+		plain      bool // the store cannot lease on exist
+		stored     int  // pages of the block stored before the save: 0, 1 (layer group 0) or 2
+		wantPuts   []int
+		wantRemove pool.Code // a Remove without force of the layer-group-0 page after the save
+	}{
+		{"save_skips_pages_already_in_the_store", false, 1, []int{1}, pool.ObjectHasLease},
+		{"every page present puts nothing", false, 2, nil, pool.ObjectHasLease},
+		{"no page present puts both", false, 0, []int{2}, pool.OK},
+		{"plain exist skips without leasing", true, 1, []int{1}, pool.OK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base := newMem(t)
+			c := chainOf(t, 4, 0)
+			switch tt.stored {
+			case 1:
+				putOne(t, base, lg0)
+			case 2:
+				putBlocks(t, base, c, 0, 1)
+			}
+			cs := &countingStore{Store: base}
+			var store pool.Store = cs
+			if tt.plain {
+				store = plainStore{cs}
+			}
+			pages := newFakePages(testLayout, 1)
+			pages.fill(0, c.Hash(0))
+			w, _ := newTestWorker(t, store, pages, nil)
+			if err := w.WaitForSave(context.Background(), &Meta{Saves: []Transfer{{"a", 0, c.Hash(0), 0}}}); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.wantPuts, cs.putKeys); diff != "" {
+				t.Errorf("keys per put call (-want +got):\n%s", diff)
+			}
+			codes := make([]pool.Code, 1)
+			if err := base.Remove(context.Background(), []string{lg0}, false, codes); err != nil {
+				t.Fatal(err)
+			}
+			if codes[0] != tt.wantRemove {
+				t.Errorf("Remove(%q, force false) = %v, want %v", lg0, codes[0], tt.wantRemove)
+			}
+		})
 	}
 }

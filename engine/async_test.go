@@ -53,13 +53,13 @@ func TestAsyncLoadReplay(t *testing.T) {
 		{"one worker", 1, 0},
 		{"three workers", 3, 0},
 		{"missing pages", 2, 0.05},
-		{"tensor parallel", 2, 0},
+		{"attention dp", 2, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg, p := testConfig(t)
-			if tt.name == "tensor parallel" {
-				cfg.Keys.Layout.World, cfg.Keys.Layout.Ranks = 2, nil
+			if tt.name == "attention dp" {
+				cfg.AttentionDP = 2 // async loads need a single rank or attention DP
 			}
 			cs := &checkingStore{Store: p}
 			cfg.Pool, cfg.Connector.AsyncLoad, cfg.Connector.AsyncLoadWorkers = cs, true, tt.workers

@@ -107,7 +107,9 @@ type Config struct {
 	// Verify compares every page loaded from the pool with the model's.
 	Verify bool
 	// StatsInterval emits statistics lines through StatsLine at most once
-	// per interval of virtual time; zero emits none.
+	// per interval of virtual time; zero emits none. StatsLine also
+	// receives warnings (the first pool call of each kind that failed);
+	// nil drops both.
 	StatsInterval time.Duration
 	StatsLine     func(line string)
 	// MemoryLimit, when positive, is the Go runtime's soft memory limit
@@ -209,6 +211,11 @@ func (c *Config) validate() error {
 		return fmt.Errorf("attention dp %d must not be negative", c.AttentionDP)
 	case c.AttentionDP > 1 && l.World > 1:
 		return fmt.Errorf("attention dp %d and tp %d cannot go together: attention-DP owners hold whole pages (w1r0)", c.AttentionDP, l.World)
+	case c.Connector.AsyncLoad && l.World > 1:
+		// mooncake_store scheduler.py and worker.py: their constructors
+		// raise NotImplementedError for async_load without attention DP
+		// on more than one rank.
+		return fmt.Errorf("async load with tp %d is refused, as upstream's mooncake_store connector refuses it (NotImplementedError): async_load needs attention DP or a single rank", l.World)
 	case c.StatsInterval < 0:
 		return fmt.Errorf("stats interval %v is negative", c.StatsInterval)
 	}

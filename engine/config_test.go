@@ -36,6 +36,11 @@ func TestConfigValidation(t *testing.T) {
 			c.Keys.Layout.World, c.Keys.Layout.Ranks, c.AttentionDP = 2, nil, 2
 		}, false, nil},
 		{"no async load worker", func(c *Config) { c.Connector.AsyncLoadWorkers = -1 }, false, nil},
+		{"async load with attention dp", func(c *Config) { c.Connector.AsyncLoad, c.AttentionDP = true, 2 }, true, nil},
+		{"async load with tensor parallel", func(c *Config) {
+			c.Keys.Layout = DefaultLayout(32)
+			c.Keys.Layout.World, c.Keys.Layout.Ranks, c.Connector.AsyncLoad = 2, nil, true
+		}, false, nil},
 		{"eagle3 draft", func(c *Config) { c.Draft.Kind, c.Draft.MaxLen = "eagle3", 3 }, true, nil},
 		{"mtp draft with its lookahead", func(c *Config) { c.Draft.Kind, c.Draft.MaxLen, c.Keys.Lookahead = "mtp", 3, 3 }, true, nil},
 		{"mtp draft contradicting the lookahead", func(c *Config) { c.Draft.Kind, c.Draft.MaxLen, c.Keys.Lookahead = "mtp", 3, 1 }, false, nil},

@@ -64,6 +64,7 @@ type counters struct {
 	asyncWaitMS                        float64
 	notContextOnly, reservationWaits   int64
 	offerDeferrals, unchargedParks     int64
+	poolFailures                       poolFailures
 }
 
 // newEngine returns a single-owner engine for cfg.
@@ -117,7 +118,7 @@ func (e *engine) newConnector(slots []connector.PageSlot) error {
 		w, err := connector.NewWorker(connector.WorkerOptions{
 			Store: cfg.Pool, Keys: cfg.Keys, Rank: rank,
 			Pages: rankPages{e.pages, i * per}, Mover: mover, SoftPinTTL: cfg.Connector.SoftPinTTL, GroupBlocks: cfg.Connector.GroupBlocks,
-			LoadStats: e.stats.Load, SaveStats: e.stats.Save,
+			LoadStats: e.stats.Load, SaveStats: e.stats.Save, PoolFailed: e.poolFailed,
 		})
 		if err != nil {
 			return fmt.Errorf("engine: rank %d: %w", rank, err)

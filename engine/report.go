@@ -66,6 +66,15 @@ type Report struct {
 	// (SchedulerConfig.AdmissionQuery).
 	OfferDeferrals int64 `json:"offer_deferrals"`
 	UnchargedParks int64 `json:"uncharged_parks"`
+	// PoolCallFailures are pool calls that failed as a whole (an
+	// unreachable pool) and that the run went on from, as upstream's
+	// connector does: a lookup misses, a load batch's pages are missing
+	// (the request restarts), a save batch is dropped. With any,
+	// FirstPoolFailureAtMS is the virtual time of the first and
+	// FirstPoolFailureRequest the number of requests arrived by then.
+	PoolCallFailures        int64    `json:"pool_call_failures"`
+	FirstPoolFailureAtMS    *float64 `json:"first_pool_failure_at_ms,omitempty"`
+	FirstPoolFailureRequest *int64   `json:"first_pool_failure_request,omitempty"`
 	// FailedRequests describe the first MaxFailedReported failed requests.
 	FailedRequests []FailedRequest `json:"failed_requests,omitempty"`
 }
@@ -149,6 +158,7 @@ func (e *engine) report(ctx context.Context, wall time.Duration) Report {
 		OfferDeferrals: c.offerDeferrals, UnchargedParks: c.unchargedParks,
 		RefusedNotContextOnly: c.notContextOnly, ReservationWaits: c.reservationWaits, ParkedLoads: c.parkedLoads, AsyncLoadFailures: c.asyncLoadFailures, AsyncLoadWaitMS: c.asyncWaitMS,
 	}
+	c.poolFailures.report(&rep)
 	if e.faults != nil {
 		fc := e.faults.Counts()
 		rep.FaultMissingPages, rep.FaultPutErrors = fc.MissingPages, fc.PutErrors

@@ -62,12 +62,13 @@ func TestShutdownIsBounded(t *testing.T) {
 	}
 }
 
-// brokenPool fails every lookup.
+// brokenPool fails every put with an error that is not the pool's (a
+// failed lookup or a pool error is only a miss or a dropped save).
 type brokenPool struct{ pool.Store }
 
 var errBroken = errors.New("pool broken")
 
-func (brokenPool) Exist(context.Context, []string, []int) error { return errBroken }
+func (brokenPool) Put(context.Context, []pool.PutItem, []pool.Code) error { return errBroken }
 
 func TestEngineFailureStopsServer(t *testing.T) {
 	clk := engine.NewClock()
