@@ -2,6 +2,7 @@ package redis
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -55,7 +56,9 @@ func (s *Store) send(ctx context.Context, op string, b *batch, handle func(i int
 			}
 		}
 	}
-	return batchError(ctx, op, len(results), failed, first)
+	err := batchError(ctx, op, len(results), failed, first)
+	s.down.Store(errors.Is(err, pool.ErrUnreachable))
+	return err
 }
 
 // checkLen refuses a call whose result slice does not match its input.

@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync/atomic"
 
 	"github.com/redis/rueidis"
 
@@ -46,6 +47,10 @@ type Store struct {
 	client rueidis.Client
 	addr   string
 	pins   pinMode
+	// down is set when a whole call failed for want of the server and
+	// cleared when a call gets answers again; while set, reads are not
+	// retried (boundedBackoff).
+	down *atomic.Bool
 }
 
 var (
@@ -72,7 +77,8 @@ func openConfig(ctx context.Context, cfg config) (*Store, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("opening redis pool at %s: %w", addr, err)
 	}
-	cfg.opt.RetryDelay = boundedBackoff(cfg.readRetries)
+	down := new(atomic.Bool)
+	cfg.opt.RetryDelay = boundedBackoff(cfg.readRetries, down)
 	client, err := rueidis.NewClient(cfg.opt)
 	if err != nil {
 		return nil, fmt.Errorf("opening redis pool at %s: %w: %w", addr, pool.ErrUnreachable, err)
@@ -82,7 +88,7 @@ func openConfig(ctx context.Context, cfg config) (*Store, error) {
 		return nil, fmt.Errorf("%w: redis pool at %s is a cluster, which has only database 0, not %d",
 			pool.ErrBadURL, addr, cfg.opt.SelectDB)
 	}
-	return &Store{client: client, addr: addr, pins: cfg.pins}, nil
+	return &Store{client: client, addr: addr, pins: cfg.pins, down: down}, nil
 }
 
 // Close closes the connections.

@@ -8,11 +8,13 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/google/go-cmp/cmp"
+	"github.com/redis/rueidis"
 
 	"github.com/kvctl/kvctl/pool"
 )
@@ -392,6 +394,33 @@ func TestWholeBatchFailsWhenServerGone(t *testing.T) {
 		if st >= 0 {
 			t.Errorf("Exist on a closed server: status[%d] = %d, want a negative code", i, st)
 		}
+	}
+	if !s.down.Load() {
+		t.Error("after a call failed for want of the server, the store is not marked down: later reads would ride out the retries")
+	}
+	if err := m.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Exist(ctx, []string{"a", "b"}, status); err != nil {
+		t.Fatalf("Exist after the server came back = %v", err)
+	}
+	if s.down.Load() {
+		t.Error("after a call was answered again, the store is still marked down")
+	}
+}
+
+func TestBackoffGivesUpAtOnceWhileDown(t *testing.T) {
+	down := new(atomic.Bool)
+	delay := boundedBackoff(3, down)
+	if d := delay(1, rueidis.Completed{}, nil); d < 0 {
+		t.Errorf("retry delay of attempt 1 while up = %v, want a wait", d)
+	}
+	if d := delay(4, rueidis.Completed{}, nil); d != -1 {
+		t.Errorf("retry delay of attempt 4 of 3 = %v, want -1 (give up)", d)
+	}
+	down.Store(true)
+	if d := delay(1, rueidis.Completed{}, nil); d != -1 {
+		t.Errorf("retry delay of attempt 1 while down = %v, want -1 (give up)", d)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -30,10 +31,14 @@ const defaultPort = "6379"
 const maxReadRetries = 20
 
 // boundedBackoff is rueidis's exponential backoff (2^attempts µs plus
-// jitter, at most 1 s), giving up after the given number of retries.
-func boundedBackoff(retries int) rueidis.RetryDelayFn {
+// jitter, at most 1 s), giving up after the given number of retries, and at
+// once while down reports the pool down: once a call has failed for want
+// of the server, later calls fail fast instead of each riding out the
+// retries, so a run that goes on without its pool (serve's lookups miss,
+// its saves are dropped) is not slowed to seconds a call.
+func boundedBackoff(retries int, down *atomic.Bool) rueidis.RetryDelayFn {
 	return func(attempts int, _ rueidis.Completed, _ error) time.Duration {
-		if attempts > retries {
+		if attempts > retries || down.Load() {
 			return -1
 		}
 		base := time.Duration(1<<min(attempts, 20)) * time.Microsecond
