@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -78,5 +79,36 @@ func TestCheckServeReport(t *testing.T) {
 		if got := exitCode(checkServeReport(tt.rep)); got != tt.want {
 			t.Errorf("%s: exitCode(checkServeReport(...)) = %d, want %d", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestServeGoesOnWhenRedisShutsDown shuts the server down mid-run: the
+// run goes on without it (the Redis store gives up at once while the
+// server is gone), reports the failures and exits 4.
+func TestServeGoesOnWhenRedisShutsDown(t *testing.T) {
+	mr := miniredis.RunT(t)
+	var commands atomic.Int64
+	var once sync.Once
+	mr.Server().SetPreHook(func(*server.Peer, string, ...string) bool {
+		if commands.Add(1) == 200 {
+			once.Do(func() { go mr.Close() })
+		}
+		return false
+	})
+	ios, out, errOut := NewTestIOStreams("")
+	args := []string{"serve", "--single-rank", "--synthetic", "conversations=20,turns=4,system=256,user=64,output=4",
+		"--pool", "redis://" + mr.Addr(), "-o", "json"}
+	if got := run(context.Background(), ios, args); got != ExitPoolUnreachable {
+		t.Fatalf("run(%q) = %d, want %d; stderr: %s", args, got, ExitPoolUnreachable, errOut)
+	}
+	var rep struct {
+		Requests, Completed int64
+		PoolCallFailures    int64 `json:"pool_call_failures"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("report: %v\n%s", err, out)
+	}
+	if rep.Requests != 80 || rep.Completed != rep.Requests || rep.PoolCallFailures == 0 {
+		t.Errorf("report: %d of %d requests completed, %d pool call failures; want all 80 and failures", rep.Completed, rep.Requests, rep.PoolCallFailures)
 	}
 }
