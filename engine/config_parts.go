@@ -95,10 +95,10 @@ type ConnectorConfig struct {
 	// running requests once its pages landed (get_finished), or restarts
 	// when one was missing. In virtual time the load takes its bytes at
 	// Costs.TransferGBps shared by AsyncLoadWorkers workers (default
-	// connector.DefaultAsyncLoadWorkers) serving one FIFO queue; the bytes
-	// themselves are moved when the request parks. As upstream, it needs a
-	// single rank or attention DP: with Keys.Layout.World above 1 the
-	// configuration is refused.
+	// connector.DefaultAsyncLoadWorkers) serving one FIFO queue; the pages
+	// are fetched from the pool when a worker starts the transfer. As
+	// upstream, it needs a single rank or attention DP: with
+	// Keys.Layout.World above 1 the configuration is refused.
 	AsyncLoad        bool
 	AsyncLoadWorkers int
 	// Mover replaces the worker's page mover. Without it, pages move

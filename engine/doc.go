@@ -49,11 +49,15 @@
 // With Config.Connector.AsyncLoad (async_load) an admitted request with
 // blocks to load is parked outside the batch instead: it takes no slot and
 // no token while its load runs on one of AsyncLoadWorkers load workers (one
-// FIFO queue, the bandwidth shared between them, in virtual time; the bytes
-// are moved at once), and rejoins the running requests when its pages
-// landed (get_finished), or restarts when one was missing. A pass that
-// would be empty while loads are in flight is skipped to the next load's
-// end or arrival.
+// FIFO queue, the bandwidth shared between them, in virtual time; the
+// pages are fetched from the pool when the worker starts the transfer, so
+// a page whose lease expired while the request waited can be evicted by
+// then), and rejoins the running requests when its pages landed
+// (get_finished), or restarts when one was missing. A request offered
+// blocks parks even when the pages honour none of them: its empty transfer
+// completes at once. A pass that would be empty while loads are in flight
+// is skipped to the next load's end or arrival, fetching the loads that
+// start on the way.
 //
 // # Tensor and attention data parallelism
 //

@@ -61,6 +61,7 @@ type counters struct {
 	iterations                         int64
 	completedPromptTokens              int64
 	parkedLoads, asyncLoadFailures     int64
+	asyncQueuedLoadFailures            int64
 	asyncWaitMS                        float64
 	notContextOnly, reservationWaits   int64
 	offerDeferrals, unchargedParks     int64

@@ -46,11 +46,14 @@ type Report struct {
 	FaultPutErrors    int64 `json:"fault_put_errors"`
 	// ParkedLoads are async loads (requests parked outside the batch);
 	// AsyncLoadFailures those that found a page missing and restarted
-	// (counted in Restarts too); AsyncLoadWaitMS the total virtual time
-	// requests spent parked.
-	ParkedLoads       int64   `json:"parked_loads"`
-	AsyncLoadFailures int64   `json:"async_load_failures"`
-	AsyncLoadWaitMS   float64 `json:"async_load_wait_ms"`
+	// (counted in Restarts too); AsyncQueuedLoadFailures those of them
+	// that waited in the load queue first (their worker was busy), so that
+	// a page leased at lookup could expire and be evicted meanwhile;
+	// AsyncLoadWaitMS the total virtual time requests spent parked.
+	ParkedLoads             int64   `json:"parked_loads"`
+	AsyncLoadFailures       int64   `json:"async_load_failures"`
+	AsyncQueuedLoadFailures int64   `json:"async_queued_load_failures"`
+	AsyncLoadWaitMS         float64 `json:"async_load_wait_ms"`
 	// AttentionDP is the number of attention-DP owners (0 without), and
 	// OwnerRequests the requests the router placed on each.
 	AttentionDP   int     `json:"attention_dp,omitempty"`
@@ -157,6 +160,7 @@ func (e *engine) report(ctx context.Context, wall time.Duration) Report {
 		FailedRequests: e.failed, Preemptions: c.preemptions, World: len(e.workers),
 		OfferDeferrals: c.offerDeferrals, UnchargedParks: c.unchargedParks,
 		RefusedNotContextOnly: c.notContextOnly, ReservationWaits: c.reservationWaits, ParkedLoads: c.parkedLoads, AsyncLoadFailures: c.asyncLoadFailures, AsyncLoadWaitMS: c.asyncWaitMS,
+		AsyncQueuedLoadFailures: c.asyncQueuedLoadFailures,
 	}
 	c.poolFailures.report(&rep)
 	if e.faults != nil {

@@ -162,12 +162,15 @@ func (e *engine) admit(ctx context.Context, r *request, budget int) (admitResult
 // settle honours as much of waiting request r's offer as room (tokens the
 // pages can take beyond the local match) allows, sizes its first chunk,
 // allocates its pages and settles the offer with the connector; with
-// AsyncLoad, a request with blocks to load parks.
+// AsyncLoad, a request offered blocks parks, even when the pages honour
+// none of them: as TensorRT-LLM's kv_cache_connector.py
+// commit_new_matched_tokens says, the runtime parks and loads what it
+// honoured (then nothing, which completes at once) and recomputes the rest.
 func (e *engine) settle(ctx context.Context, r *request, matched, offer, room, budget int) (admitResult, error) {
 	t := e.perBlock
 	honoured := min(offer, (room-1)/t*t)
 	chunk := min(r.contextLen()-matched-honoured, budget, room-honoured)
-	parks := e.cfg.Connector.AsyncLoad && honoured > 0
+	parks := e.cfg.Connector.AsyncLoad && offer > 0
 	if parks {
 		chunk = 0 // the load runs outside the batch
 	}

@@ -16,7 +16,8 @@ func (e *engine) iteration(ctx context.Context) error { return stepOwners(ctx, [
 // saves, settles finished async loads and schedules; then each builds the
 // connector metadata, loads (restarting requests whose pages went
 // missing), computes and saves; the clock advances by the slowest owner's
-// modelled time, and every owner emits its tokens.
+// modelled time (fetching the queued async loads that start meanwhile,
+// each at its start), and every owner emits its tokens.
 //
 // With async loads, a pass that would be empty everywhere while loads are
 // in flight is skipped: the clock jumps to the next load's end or arrival.
@@ -31,8 +32,7 @@ func stepOwners(ctx context.Context, owners []*engine) error {
 	}
 	first := owners[0]
 	if !busy && parked {
-		skipToNextEvent(owners)
-		return nil
+		return skipToNextEvent(ctx, owners)
 	}
 	first.counts.iterations++
 	var cost float64
@@ -43,7 +43,9 @@ func stepOwners(ctx context.Context, owners []*engine) error {
 		}
 		cost = max(cost, c)
 	}
-	first.clock.AdvanceTo(first.clock.ElapsedMS() + cost)
+	if err := advanceTo(ctx, owners, int64((first.clock.ElapsedMS()+cost)*1e6)); err != nil {
+		return err
+	}
 	for _, e := range owners {
 		e.emit()
 	}
@@ -60,7 +62,9 @@ func (e *engine) prepare(ctx context.Context) error {
 		w.TakeSubmittedSaves() // the ranks save the same blocks in the same pass
 	}
 	e.releaseFinishing()
-	e.getFinished()
+	if err := e.getFinished(ctx); err != nil {
+		return err
+	}
 	return e.schedule(ctx)
 }
 
