@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/kvctl/kvctl/connector"
 	"github.com/kvctl/kvctl/keys"
 	"github.com/kvctl/kvctl/pool"
 	"github.com/kvctl/kvctl/stats"
@@ -44,8 +45,10 @@ func newSimulator(opts SimOptions, st pool.Store) (*simulator, error) {
 
 // request does what the connector does for one request: a leasing lookup
 // of the offerable blocks (never the block holding the last prompt token),
-// then saves of every full block it computed, put-if-absent. The holes are
-// those of the looked-up blocks.
+// then saves from the block connector.SaveStart names (the hit, or block 0
+// after a miss) to its last full block, each save batch putting only the
+// pages its leasing exist finds absent. The holes are those of the
+// looked-up blocks.
 func (s *simulator) request(ctx context.Context, r Prepared) error {
 	l := s.opts.Keys.Layout
 	ppb := l.PagesPerBlock()
@@ -66,7 +69,10 @@ func (s *simulator) request(ctx context.Context, r Prepared) error {
 	rh := stats.AnalyzeCounts(present, l.TokensPerBlock)
 	rh.PromptTokens = int64(r.PromptTokens)
 	s.summary.Add(rh)
-	return s.save(ctx, r.Hashes, int(rh.HitBlocks))
+	// No local match is modelled: the lookup offers the hit, all of it
+	// is honoured, so the loads end at the hit.
+	hit := int(rh.HitBlocks)
+	return s.save(ctx, r.Hashes, connector.SaveStart(hit, hit))
 }
 
 // save saves the pages of blocks [from, len(hashes)), which the request
