@@ -62,12 +62,13 @@ func runPoolCapacity(l keys.Layout, tokens int64) int64 {
 
 // simulatedPool opens the pools holes simulates: metadata-only mem pools
 // with the simulated master's eviction_ratio and
-// eviction_high_watermark_ratio, whose eviction step the simulator runs on
-// the trace's clock.
-func simulatedPool(evictionRatio, watermark float64, seed uint64) func(int64, func() time.Time) (pool.Store, error) {
+// eviction_high_watermark_ratio, mounted in segments of segmentBytes
+// (global_segment_size; the last one holds the remainder), whose eviction
+// step the simulator runs on the trace's clock.
+func simulatedPool(evictionRatio, watermark float64, segmentBytes int64, seed uint64) func(int64, func() time.Time) (pool.Store, error) {
 	return func(capacity int64, now func() time.Time) (pool.Store, error) {
 		s, err := mem.New(mem.Options{
-			Capacity: capacity, MetadataOnly: true, EvictionRatio: evictionRatio, HighWatermark: watermark,
+			Capacity: capacity, SegmentBytes: segmentBytes, MetadataOnly: true, EvictionRatio: evictionRatio, HighWatermark: watermark,
 			ZeroEvictionRatio: evictionRatio == 0, ZeroHighWatermark: watermark == 0,
 			Eviction: mem.EvictManual, Now: now, Seed: seed,
 		})

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kvctl/kvctl/connector"
 	"github.com/kvctl/kvctl/holes"
 	"github.com/kvctl/kvctl/keys"
 	"github.com/kvctl/kvctl/size"
@@ -26,6 +27,7 @@ type holesOptions struct {
 	GroupBlocks   bool
 	EvictionRatio float64
 	Watermark     float64
+	SegmentBytes  int64
 }
 
 func newHolesCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
@@ -83,6 +85,7 @@ $ kvctl holes --simulate --trace conversation.jsonl --tokens-per-block 32 --mode
 	fs.BoolVar(&o.GroupBlocks, "group-blocks", false, "put every page of a block into the block's eviction group")
 	fs.Float64Var(&o.EvictionRatio, "eviction-ratio", 0.05, "eviction_ratio of the simulated master")
 	fs.Float64Var(&o.Watermark, "watermark", 0.90, "eviction_high_watermark_ratio of the simulated master")
+	fs.Int64Var(&o.SegmentBytes, "segment-bytes", connector.DefaultGlobalSegmentSize, "global_segment_size of the simulated pool's segments: capacity / this many segments, the last one holding the remainder")
 	fs.Uint64Var(&o.Seed, "seed", 0, "seed of the simulated master's random shard walks (a run is deterministic given it)")
 	return c
 }
@@ -97,8 +100,8 @@ func (o *holesOptions) validate(c *cobra.Command, ios *IOStreams, g *globalOptio
 	if o.Simulate == (o.Pool.URL != "") {
 		return keys.Settings{}, nil, usagef("give exactly one of --pool (probe a pool) or --simulate")
 	}
-	if !o.Simulate && (o.Capacity != "" || o.SweepCapacity != "") {
-		return keys.Settings{}, nil, usagef("--capacity and --sweep-capacity are for --simulate")
+	if !o.Simulate && (o.Capacity != "" || o.SweepCapacity != "" || c.Flags().Changed("segment-bytes")) {
+		return keys.Settings{}, nil, usagef("--capacity, --sweep-capacity and --segment-bytes are for --simulate")
 	}
 	if o.Simulate && o.Leasing {
 		return keys.Settings{}, nil, usagef("--leasing is for probing a pool; a simulation always looks up as the connector does")
@@ -173,6 +176,9 @@ func runHolesSimulate(c *cobra.Command, ios *IOStreams, g *globalOptions, o *hol
 	if o.SoftPinTTLMS < 0 {
 		return usagef("--soft-pin-ttl-ms must not be negative")
 	}
+	if o.SegmentBytes <= 0 {
+		return usagef("--segment-bytes must be positive")
+	}
 	bar := newProgress(ios, g, "hashing", 0)
 	reqs, err := holes.Prepare(c.Context(), src, s)
 	bar.done()
@@ -182,7 +188,7 @@ func runHolesSimulate(c *cobra.Command, ios *IOStreams, g *globalOptions, o *hol
 	bar = newProgress(ios, g, "simulating", len(reqs)*len(caps))
 	opts := holes.SimOptions{
 		Keys: s, SoftPinTTL: time.Duration(o.SoftPinTTLMS) * time.Millisecond,
-		GroupBlocks: o.GroupBlocks, OpenPool: simulatedPool(o.EvictionRatio, o.Watermark, o.Seed),
+		GroupBlocks: o.GroupBlocks, OpenPool: simulatedPool(o.EvictionRatio, o.Watermark, o.SegmentBytes, o.Seed),
 		Progress: func(capacity int64, n int) { bar.updatePart(capacity, n, "") },
 	}
 	runs, err := holes.Sweep(c.Context(), reqs, opts, caps)

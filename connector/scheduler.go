@@ -128,17 +128,22 @@ func (s *Scheduler) UpdateStateAfterAlloc(r *Request, numComputed, skipFront, ho
 	return nil
 }
 
-// saveStart is the first block to save of a request just settled. As
-// upstream's build_connector_meta (mooncake_store/scheduler.py), saves
-// start where the honoured loads end when the lookup hit
+// saveStart is the first block to save of a request just settled
+// (SaveStart).
+func saveStart(st *reqState) int { return SaveStart(st.offered, st.loadTo) }
+
+// SaveStart is the first block a request saves, given the blocks its pool
+// lookup offered and the block where its honoured loads end. As upstream's
+// build_connector_meta (mooncake_store/scheduler.py), saves start where
+// the honoured loads end when the lookup hit
 // (saved_upto = max(saved_upto, load_first_block + load_blocks)), and at
 // block 0 when it missed (load_first_block is 0 then): the locally
 // matched blocks are saved again, which repairs a pool that lost the head
 // of a chain the GPU still holds and refreshes their leases (the save
 // runs a leasing exist first; see Worker.WaitForSave).
-func saveStart(st *reqState) int {
-	if st.offered > 0 {
-		return st.loadTo
+func SaveStart(offered, loadTo int) int {
+	if offered > 0 {
+		return loadTo
 	}
 	return 0
 }

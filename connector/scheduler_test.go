@@ -284,3 +284,23 @@ func TestSavesStartAfterLookup(t *testing.T) {
 		})
 	}
 }
+
+// SaveStart is build_connector_meta's saved_upto: where the honoured
+// loads end after a hit, block 0 after a miss, whatever the local match.
+func TestSaveStart(t *testing.T) {
+	tests := []struct {
+		name            string
+		offered, loadTo int
+		want            int
+	}{
+		{"miss with no local match", 0, 0, 0},
+		{"miss after a local match of 20 blocks", 0, 20, 0},
+		{"hit of 3 blocks, all honoured", 3, 3, 3},
+		{"hit of 4 after a local match of 20, 2 honoured", 4, 22, 22},
+	}
+	for _, tt := range tests {
+		if got := SaveStart(tt.offered, tt.loadTo); got != tt.want {
+			t.Errorf("%s: SaveStart(%d, %d) = %d, want %d", tt.name, tt.offered, tt.loadTo, got, tt.want)
+		}
+	}
+}

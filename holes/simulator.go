@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/kvctl/kvctl/connector"
 	"github.com/kvctl/kvctl/keys"
 	"github.com/kvctl/kvctl/pool"
 	"github.com/kvctl/kvctl/stats"
@@ -23,6 +24,9 @@ type simulator struct {
 	present []bool
 	items   []pool.PutItem
 	results []pool.Code
+
+	batchKeys []string
+	absent    []pool.PutItem
 }
 
 // newSimulator replays into st, which must grant leases on exist and leave
@@ -41,8 +45,10 @@ func newSimulator(opts SimOptions, st pool.Store) (*simulator, error) {
 
 // request does what the connector does for one request: a leasing lookup
 // of the offerable blocks (never the block holding the last prompt token),
-// then saves of every full block it computed, put-if-absent. The holes are
-// those of the looked-up blocks.
+// then saves from the block connector.SaveStart names (the hit, or block 0
+// after a miss) to its last full block, each save batch putting only the
+// pages its leasing exist finds absent. The holes are those of the
+// looked-up blocks.
 func (s *simulator) request(ctx context.Context, r Prepared) error {
 	l := s.opts.Keys.Layout
 	ppb := l.PagesPerBlock()
@@ -63,15 +69,36 @@ func (s *simulator) request(ctx context.Context, r Prepared) error {
 	rh := stats.AnalyzeCounts(present, l.TokensPerBlock)
 	rh.PromptTokens = int64(r.PromptTokens)
 	s.summary.Add(rh)
-	return s.save(ctx, r.Hashes, int(rh.HitBlocks))
+	// No local match is modelled: the lookup offers the hit, all of it
+	// is honoured, so the loads end at the hit.
+	hit := int(rh.HitBlocks)
+	return s.save(ctx, r.Hashes, connector.SaveStart(hit, hit))
 }
 
-// save puts the pages of blocks [from, len(hashes)), which the request
-// computed; present pages are kept (put never overwrites).
+// save saves the pages of blocks [from, len(hashes)), which the request
+// computed, in batches of the connector's transfer_batch_size, as the
+// connector's _put does: each batch first runs the leasing exist on its
+// keys (present pages get their lease refreshed), then puts only the
+// absent ones. The master's eviction step runs after each put call.
 func (s *simulator) save(ctx context.Context, hashes []keys.Hash, from int) error {
-	l := s.opts.Keys.Layout
-	ppb := l.PagesPerBlock()
-	sizes := pageSizes(l)
+	s.pageItems(hashes, from)
+	batch := s.opts.PutBatch
+	if batch <= 0 {
+		batch = DefaultPutBatch
+	}
+	for lo := 0; lo < len(s.items); lo += batch {
+		if err := s.saveBatch(ctx, s.items[lo:min(lo+batch, len(s.items))]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pageItems fills s.items with the puts of the pages of blocks
+// [from, len(hashes)).
+func (s *simulator) pageItems(hashes []keys.Hash, from int) {
+	ppb := s.opts.Keys.Layout.PagesPerBlock()
+	sizes := pageSizes(s.opts.Keys.Layout)
 	s.items = s.items[:0]
 	for b := from; b < len(hashes); b++ {
 		opt := pool.PutOptions{}
@@ -85,19 +112,35 @@ func (s *simulator) save(ctx context.Context, hashes []keys.Hash, from int) erro
 			s.items = append(s.items, pool.PutItem{Key: s.keys[b*ppb+p], Size: sizes[p], Options: opt})
 		}
 	}
-	s.results = grow(s.results, len(s.items))
-	batch := s.opts.PutBatch
-	if batch <= 0 {
-		batch = DefaultPutBatch
+}
+
+// saveBatch is one save batch: the leasing exist of its keys, then a put
+// of the pages not found present (absent, or whose probe failed: the put
+// decides for those), then the eviction step.
+func (s *simulator) saveBatch(ctx context.Context, items []pool.PutItem) error {
+	s.batchKeys = s.batchKeys[:0]
+	for _, it := range items {
+		s.batchKeys = append(s.batchKeys, it.Key)
 	}
-	for lo := 0; lo < len(s.items); lo += batch {
-		hi := min(lo+batch, len(s.items))
-		if err := s.st.Put(ctx, s.items[lo:hi], s.results[lo:hi]); err != nil {
-			return err
+	s.status = grow(s.status, len(items))
+	if err := s.exist.ExistLeasing(ctx, s.batchKeys, s.status); err != nil {
+		return err
+	}
+	s.absent = s.absent[:0]
+	for i, it := range items {
+		if s.status[i] != 1 {
+			s.absent = append(s.absent, it)
 		}
-		// The master's eviction loop runs between store calls.
-		s.evict.EvictNow()
 	}
+	if len(s.absent) == 0 {
+		return nil
+	}
+	s.results = grow(s.results, len(s.absent))
+	if err := s.st.Put(ctx, s.absent, s.results); err != nil {
+		return err
+	}
+	// The master's eviction loop runs between store calls.
+	s.evict.EvictNow()
 	for _, c := range s.results {
 		if c != pool.OK && c != pool.ObjectAlreadyExists {
 			s.failedPuts++

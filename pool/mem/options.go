@@ -51,10 +51,15 @@ func (m EvictionMode) String() string {
 // Options configure a Store. Zero fields take the defaults above.
 type Options struct {
 	// Capacity is the pool's total size in bytes, split evenly over the
-	// segments. It is a limit: arenas are allocated as the pool fills.
+	// segments (or in SegmentBytes pieces). It is a limit: arenas are allocated as the pool fills.
 	Capacity int64
 	// Segments is the number of segments.
 	Segments int
+	// SegmentBytes, when positive, sizes the segments as clients mounting
+	// global_segment_size each do: Capacity / SegmentBytes segments of
+	// SegmentBytes, and a last, smaller one holding the remainder when it
+	// does not divide. Segments is then derived (if set, it must agree).
+	SegmentBytes int64
 	// ArenaSize is the unit in which segment memory is allocated in byte
 	// mode; an object larger than it opens an arena of its own size, and
 	// objects up to the segment size are accepted. Without bytes
@@ -106,6 +111,9 @@ type Options struct {
 // withDefaults fills the zero fields and validates the result.
 func (o Options) withDefaults() (Options, error) {
 	o.Capacity = cmp.Or(o.Capacity, DefaultCapacity)
+	if o.SegmentBytes > 0 && o.Segments == 0 {
+		o.Segments = int(min((o.Capacity+o.SegmentBytes-1)/o.SegmentBytes, MaxSegments+1))
+	}
 	o.Segments = cmp.Or(o.Segments, DefaultSegments)
 	o.ArenaSize = cmp.Or(o.ArenaSize, DefaultArenaSize)
 	o.LeaseTTL = cmp.Or(o.LeaseTTL, DefaultLeaseTTL)
@@ -129,7 +137,11 @@ func (o Options) validate() error {
 		return fmt.Errorf("capacity %d is outside (0, 1PiB]", o.Capacity)
 	case o.Segments < 0 || o.Segments > MaxSegments:
 		return fmt.Errorf("segments %d is outside [1, %d]", o.Segments, MaxSegments)
-	case o.Capacity/int64(o.Segments) < Granule:
+	case o.SegmentBytes < 0:
+		return fmt.Errorf("segment bytes %d is negative", o.SegmentBytes)
+	case o.SegmentBytes > 0 && int64(o.Segments) != (o.Capacity+o.SegmentBytes-1)/o.SegmentBytes:
+		return fmt.Errorf("%d segments of %d bytes do not make capacity %d", o.Segments, o.SegmentBytes, o.Capacity)
+	case o.segmentCapacity(o.Segments-1) < Granule:
 		return fmt.Errorf("capacity %d is too small for %d segments (each needs %d bytes)", o.Capacity, o.Segments, Granule)
 	case o.ArenaSize < 0 || o.ArenaSize%Granule != 0:
 		return fmt.Errorf("arena size %d is not a positive multiple of %d", o.ArenaSize, Granule)
@@ -151,9 +163,13 @@ func (o Options) validate() error {
 	return nil
 }
 
-// segmentCapacity is segment i's share of the capacity: the remainder of
-// the division goes to the first segments.
+// segmentCapacity is segment i's share of the capacity: SegmentBytes, the
+// last segment the remainder, when SegmentBytes is set; otherwise an even
+// split whose remainder goes to the first segments.
 func (o Options) segmentCapacity(i int) int64 {
+	if o.SegmentBytes > 0 {
+		return min(o.SegmentBytes, o.Capacity-int64(i)*o.SegmentBytes)
+	}
 	n := int64(o.Segments)
 	c := o.Capacity / n
 	if int64(i) < o.Capacity%n {
