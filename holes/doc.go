@@ -8,7 +8,8 @@
 // stats.Analyze. Simulate replays requests in arrival order into an embedded
 // pool that the caller opens (kvctl opens pool/mem in metadata-only mode, so
 // pools far larger than the machine can be modelled) with Mooncake's leases
-// and eviction on the trace's virtual clock: each request looks up its
+// and eviction on the trace's virtual clock (the master's eviction thread
+// every 10 ms of it, pool/replay's Clock): each request looks up its
 // blocks as the connector does, then saves the blocks it computed, and the
 // holes that eviction tears into prefixes are counted the same way.
 package holes

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kvctl/kvctl/keys"
 	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/pool/replay"
 	"github.com/kvctl/kvctl/stats"
 	"github.com/kvctl/kvctl/workload"
 )
@@ -30,12 +31,13 @@ type SimOptions struct {
 	// of the request being replayed), it must accept puts of sizes without
 	// values (metadata-only), and it must be a pool.LeasingExister and a
 	// pool.Evicter in manual eviction mode: the simulator runs the
-	// eviction step between store calls, as the master's loop does. kvctl
-	// opens pool/mem in metadata-only mode.
+	// eviction step on the trace's clock every replay.EvictionInterval
+	// (10 ms), as the master's eviction thread does, so puts between two
+	// ticks can fail for want of room. kvctl opens pool/mem in
+	// metadata-only mode.
 	OpenPool func(capacity int64, now func() time.Time) (pool.Store, error)
 	// PutBatch is the pages per put call, the connector's
-	// transfer_batch_size (default DefaultPutBatch); the master's eviction
-	// loop runs between calls.
+	// transfer_batch_size (default DefaultPutBatch).
 	PutBatch int
 	// Progress, when set, is called as requests are replayed with the
 	// capacity of the run and the number of requests done in it.
@@ -58,7 +60,8 @@ type Prepared struct {
 type Run struct {
 	CapacityBytes int64       `json:"capacity_bytes"`
 	Summary       stats.Holes `json:"summary"`
-	// FailedPuts counts pages whose put failed (no room even after eviction).
+	// FailedPuts counts pages whose put failed (no room: the pool filled
+	// since the last eviction tick, or eviction could not make room).
 	FailedPuts int64     `json:"failed_puts"`
 	Pool       pool.Stat `json:"pool"`
 }
@@ -106,13 +109,15 @@ func Sweep(ctx context.Context, reqs []Prepared, opts SimOptions, capacities []i
 
 // Simulate replays reqs in arrival order into an embedded metadata-only
 // pool of the given capacity (opts.OpenPool) with Mooncake eviction, and
-// counts the holes every lookup finds.
+// counts the holes every lookup finds. Every request's calls run at its
+// arrival time; the eviction ticks that the clock passes between two
+// arrivals run at their own instants (replay.Clock).
 func Simulate(ctx context.Context, reqs []Prepared, opts SimOptions, capacity int64) (Run, error) {
 	if opts.OpenPool == nil {
 		return Run{}, errors.New("simulating: no pool to simulate (SimOptions.OpenPool is nil)")
 	}
-	clock := &virtualClock{}
-	st, err := opts.OpenPool(capacity, clock.now)
+	clock := replay.NewClock()
+	st, err := opts.OpenPool(capacity, clock.Now)
 	if err != nil {
 		return Run{}, fmt.Errorf("capacity %d: %w", capacity, err)
 	}
@@ -121,11 +126,12 @@ func Simulate(ctx context.Context, reqs []Prepared, opts SimOptions, capacity in
 	if err != nil {
 		return Run{}, fmt.Errorf("capacity %d: %w", capacity, err)
 	}
+	clock.OnTick(sim.evict.EvictNow)
 	for i, r := range reqs {
 		if err := ctx.Err(); err != nil {
 			return Run{}, err
 		}
-		clock.set(r.ArrivalMS)
+		clock.AdvanceTo(arrival(r.ArrivalMS))
 		if err := sim.request(ctx, r); err != nil {
 			return Run{}, fmt.Errorf("request %q: %w", r.ID, err)
 		}
@@ -140,11 +146,5 @@ func Simulate(ctx context.Context, reqs []Prepared, opts SimOptions, capacity in
 	return Run{CapacityBytes: capacity, Summary: sim.summary, FailedPuts: sim.failedPuts, Pool: ps}, nil
 }
 
-// virtualClock is the trace's clock: the arrival time of the request being
-// replayed.
-type virtualClock struct{ ms int64 }
-
-var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-
-func (c *virtualClock) set(ms int64)   { c.ms = ms }
-func (c *virtualClock) now() time.Time { return epoch.Add(time.Duration(c.ms) * time.Millisecond) }
+// arrival is the instant on the virtual clock of an arrival time in ms.
+func arrival(ms int64) time.Time { return replay.Epoch.Add(time.Duration(ms) * time.Millisecond) }

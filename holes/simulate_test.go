@@ -186,3 +186,42 @@ func TestSimulateLargePages(t *testing.T) {
 		t.Errorf("160 MiB pages in 1 TiB: %d hit blocks, %d failed puts; want some hits and no failures", run.Summary.HitBlocks, run.FailedPuts)
 	}
 }
+
+// The master's eviction thread runs every 10 ms, not after each put: a
+// put that arrives before the next tick into a full pool fails (and asks
+// for eviction), and the tick the clock passes evicts, at its instant,
+// before the next request's puts.
+func TestSimulateEvictsAtTicks(t *testing.T) {
+	k := tinySettings()
+	prepare := func(id string, tokens []int64, ms int64) Prepared {
+		h, err := k.Hashes(keys.Scope{}, tokens)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return Prepared{ID: id, ArrivalMS: ms, PromptTokens: len(tokens), Hashes: h}
+	}
+	// A fills the 16 KiB pool with its 16 one-page blocks; B saves one.
+	fill := prepare("A", seq(64, 0), 0)
+	tests := []struct {
+		name        string
+		bMS         int64
+		wantFailed  int64
+		wantEvicted bool
+	}{
+		{"before the first tick", 9, 1, false},
+		{"after the first tick", 10, 0, true},
+	}
+	for _, tt := range tests {
+		reqs := []Prepared{fill, prepare("B", seq(4, 1000), tt.bMS)}
+		run, err := Simulate(context.Background(), reqs, SimOptions{Keys: k, OpenPool: memPool(1)}, 16<<10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run.FailedPuts != tt.wantFailed {
+			t.Errorf("%s: FailedPuts = %d, want %d", tt.name, run.FailedPuts, tt.wantFailed)
+		}
+		if got := run.Pool.EvictedKeys > 0; got != tt.wantEvicted {
+			t.Errorf("%s: evicted %d keys, want eviction %v", tt.name, run.Pool.EvictedKeys, tt.wantEvicted)
+		}
+	}
+}

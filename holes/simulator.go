@@ -30,7 +30,7 @@ type simulator struct {
 }
 
 // newSimulator replays into st, which must grant leases on exist and leave
-// its eviction step to the simulator.
+// its eviction step to the caller's clock (evict.EvictNow at each tick).
 func newSimulator(opts SimOptions, st pool.Store) (*simulator, error) {
 	exist, ok := st.(pool.LeasingExister)
 	if !ok {
@@ -79,7 +79,8 @@ func (s *simulator) request(ctx context.Context, r Prepared) error {
 // computed, in batches of the connector's transfer_batch_size, as the
 // connector's _put does: each batch first runs the leasing exist on its
 // keys (present pages get their lease refreshed), then puts only the
-// absent ones. The master's eviction step runs after each put call.
+// absent ones. No eviction runs within a request: the master's eviction
+// thread runs at the clock's ticks, between requests.
 func (s *simulator) save(ctx context.Context, hashes []keys.Hash, from int) error {
 	s.pageItems(hashes, from)
 	batch := s.opts.PutBatch
@@ -116,7 +117,8 @@ func (s *simulator) pageItems(hashes []keys.Hash, from int) {
 
 // saveBatch is one save batch: the leasing exist of its keys, then a put
 // of the pages not found present (absent, or whose probe failed: the put
-// decides for those), then the eviction step.
+// decides for those). A put that finds no room fails (and the pool asks
+// for eviction at the next tick).
 func (s *simulator) saveBatch(ctx context.Context, items []pool.PutItem) error {
 	s.batchKeys = s.batchKeys[:0]
 	for _, it := range items {
@@ -139,8 +141,6 @@ func (s *simulator) saveBatch(ctx context.Context, items []pool.PutItem) error {
 	if err := s.st.Put(ctx, s.absent, s.results); err != nil {
 		return err
 	}
-	// The master's eviction loop runs between store calls.
-	s.evict.EvictNow()
 	for _, c := range s.results {
 		if c != pool.OK && c != pool.ObjectAlreadyExists {
 			s.failedPuts++

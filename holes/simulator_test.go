@@ -3,10 +3,12 @@ package holes
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/kvctl/kvctl/keys"
 	"github.com/kvctl/kvctl/pool"
 	"github.com/kvctl/kvctl/pool/mem"
+	"github.com/kvctl/kvctl/pool/replay"
 )
 
 // recordingPool is a simulated pool that records the keys of every put.
@@ -33,10 +35,10 @@ func tinySettings() keys.Settings {
 }
 
 // newRecordingSimulator opens a 1 MiB recording pool on clock and a
-// simulator over it.
-func newRecordingSimulator(t *testing.T, k keys.Settings, clock *virtualClock) (*simulator, *recordingPool) {
+// simulator over it, evicting at the clock's ticks.
+func newRecordingSimulator(t *testing.T, k keys.Settings, clock *replay.Clock) (*simulator, *recordingPool) {
 	t.Helper()
-	st, err := mem.New(mem.Options{Capacity: 1 << 20, Segments: 1, MetadataOnly: true, Eviction: mem.EvictManual, Now: clock.now})
+	st, err := mem.New(mem.Options{Capacity: 1 << 20, Segments: 1, MetadataOnly: true, Eviction: mem.EvictManual, Now: clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,6 +48,7 @@ func newRecordingSimulator(t *testing.T, k keys.Settings, clock *virtualClock) (
 	if err != nil {
 		t.Fatal(err)
 	}
+	clock.OnTick(p.EvictNow)
 	return sim, p
 }
 
@@ -60,13 +63,13 @@ func TestSimulatorSavePutsOnlyAbsentPages(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := Prepared{ID: "A", PromptTokens: 12, Hashes: hashes}
-	clock := &virtualClock{}
+	clock := replay.NewClock()
 	sim, p := newRecordingSimulator(t, k, clock)
 	if err := sim.request(ctx, r); err != nil {
 		t.Fatal(err)
 	}
 	head, last := k.AppendBlockKeys(nil, hashes[0])[0], k.AppendBlockKeys(nil, hashes[2])[0]
-	clock.set(60_000) // every lease of the first request has expired
+	clock.Advance(time.Minute) // every lease of the first request has expired
 	if err := p.Remove(ctx, []string{head}, false, make([]pool.Code, 1)); err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,8 @@
 // the recorder's client made them; every call (a put of one key, an exist,
 // a get, a remove of one key) advances the clock by CallGap; a sleep
 // advances it by its ms. The master's eviction thread is modelled by
-// EvictNow every EvictionInterval of virtual time, at the tick; the pool
+// EvictNow every EvictionInterval of virtual time, at the tick (Clock,
+// which holes --simulate runs on the trace's arrival times too); the pool
 // evicts then only when it is above its high watermark or an allocation
 // failed since the last success.
 package replay
@@ -30,13 +31,6 @@ import (
 // CallGap is the virtual time each call takes. The recorder's calls were
 // back to back, well under a millisecond apart.
 const CallGap = 10 * time.Microsecond
-
-// EvictionInterval is how often the master's eviction thread runs.
-const EvictionInterval = 10 * time.Millisecond
-
-// epoch is the virtual clock's start; eviction ticks fall on multiples of
-// EvictionInterval after it.
-var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // Pool is what a replay needs of a pool: the leasing exist, listing (which
 // grants no lease) and eviction run by the caller.
@@ -80,14 +74,14 @@ func Run(ctx context.Context, rec *Recording, seed uint64, open Opener) (Outcome
 	if err != nil {
 		return Outcome{}, err
 	}
-	clk := &clock{now: epoch, next: epoch.Add(EvictionInterval)}
+	clk := NewClock()
 	cfg.Now = clk.Now
 	st, err := open(cfg)
 	if err != nil {
 		return Outcome{}, fmt.Errorf("opening the pool for %s: %w", rec.Scenario, err)
 	}
 	defer st.Close()
-	clk.tick = st.EvictNow
+	clk.OnTick(st.EvictNow)
 	r := &runner{st: st, clk: clk, put: map[string]bool{}, out: Outcome{PutFailures: []PutFailure{}}}
 	for i, op := range rec.Ops {
 		rc, err := r.do(ctx, op)
@@ -99,30 +93,10 @@ func Run(ctx context.Context, rec *Recording, seed uint64, open Opener) (Outcome
 	return r.finish(ctx)
 }
 
-// clock is the virtual clock; advancing it runs the eviction ticks it
-// passes, each at its own instant.
-type clock struct {
-	now, next time.Time
-	tick      func()
-}
-
-// Now is the pool's clock.
-func (c *clock) Now() time.Time { return c.now }
-
-func (c *clock) advance(d time.Duration) {
-	to := c.now.Add(d)
-	for !c.next.After(to) {
-		c.now = c.next
-		c.tick()
-		c.next = c.next.Add(EvictionInterval)
-	}
-	c.now = to
-}
-
 // runner replays one run.
 type runner struct {
 	st  Pool
-	clk *clock
+	clk *Clock
 	put map[string]bool // keys put with rc 0 and not removed with rc 0
 	big int64           // the largest value put, the size of get buffers
 	out Outcome
@@ -139,7 +113,7 @@ func (r *runner) do(ctx context.Context, op Op) (map[string]int, error) {
 	case "remove":
 		return r.doRemove(ctx, op.Keys, op.Force)
 	case "sleep":
-		r.clk.advance(time.Duration(op.MS) * time.Millisecond)
+		r.clk.Advance(time.Duration(op.MS) * time.Millisecond)
 		return nil, nil
 	case "snapshot":
 		keys, err := r.keys(ctx)
@@ -162,7 +136,7 @@ func (r *runner) doPut(ctx context.Context, op Op) error {
 	r.big = max(r.big, op.Bytes)
 	codes := make([]pool.Code, 1)
 	for _, k := range op.Keys {
-		r.clk.advance(CallGap)
+		r.clk.Advance(CallGap)
 		if err := r.st.Put(ctx, []pool.PutItem{{Key: k, Value: value, Options: opts}}, codes); err != nil {
 			return err
 		}
@@ -176,7 +150,7 @@ func (r *runner) doPut(ctx context.Context, op Op) error {
 }
 
 func (r *runner) doExist(ctx context.Context, keys []string) (map[string]int, error) {
-	r.clk.advance(CallGap)
+	r.clk.Advance(CallGap)
 	status := make([]int, len(keys))
 	if err := r.st.ExistLeasing(ctx, keys, status); err != nil {
 		return nil, err
@@ -189,7 +163,7 @@ func (r *runner) doExist(ctx context.Context, keys []string) (map[string]int, er
 }
 
 func (r *runner) doGet(ctx context.Context, keys []string) (map[string]int, error) {
-	r.clk.advance(CallGap)
+	r.clk.Advance(CallGap)
 	bufs, n := make([][]byte, len(keys)), make([]int64, len(keys))
 	for i := range bufs {
 		bufs[i] = make([]byte, r.big)
@@ -208,7 +182,7 @@ func (r *runner) doRemove(ctx context.Context, keys []string, force bool) (map[s
 	rc := map[string]int{}
 	codes := make([]pool.Code, 1)
 	for _, k := range keys {
-		r.clk.advance(CallGap)
+		r.clk.Advance(CallGap)
 		if err := r.st.Remove(ctx, []string{k}, force, codes); err != nil {
 			return nil, err
 		}
