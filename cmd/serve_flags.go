@@ -38,7 +38,7 @@ func (o *serveOptions) registerEngine(fs *pflag.FlagSet) {
 	fs.IntVar(&c.TransferBatchSize, "transfer-batch-size", connector.DefaultTransferBatchSize, "transfer_batch_size: pages per store call")
 	fs.StringVar(&o.StagingBytes, "staging-bytes", size.Format(connector.DefaultStagingBufferBytes), "staging_buffer_bytes per direction")
 	fs.BoolVar(&c.StageThroughHost, "stage-through-host", false, "stage_through_host: move pages through staging buffers (off, with --device and the embedded pool: loads and saves go straight between the pool's arenas and the device)")
-	fs.Int64Var(&o.SoftPinTTLMS, "soft-pin-ttl-ms", 0, "soft-pin every put for this many milliseconds")
+	fs.Int64Var(&o.SoftPinTTLMS, "soft-pin-ttl-ms", 0, fmt.Sprintf("soft-pin every put for this many milliseconds, 0..%d", maxSoftPinTTLMS))
 	fs.BoolVar(&c.GroupBlocks, "group-blocks", false, "put every page of a block into the block's eviction group")
 	fs.BoolVar(&c.AsyncLoad, "async-load", false, "async_load: load offers in the background while the request is parked")
 	fs.IntVar(&c.AsyncLoadWorkers, "async-load-workers", connector.DefaultAsyncLoadWorkers, "async_load_workers sharing one FIFO queue")
