@@ -88,13 +88,13 @@ finds no usable GPU or driver.`,
 	fs.StringVar(&o.Bytes, "bytes", "256MiB", "bytes to move, when --pages is not given")
 	fs.IntVar(&o.run.Batch, "batch", transfer.DefaultBatch, "transfer_batch_size: pages per store call")
 	fs.StringVar(&o.StagingBytes, "staging-bytes", size.Format(transfer.DefaultStagingBytes), "staging_buffer_bytes: pinned staging per direction")
-	fs.IntVar(&o.run.Workers, "workers", transfer.DefaultWorkers, "async load workers (with --async)")
+	fs.IntVar(&o.run.Workers, "workers", transfer.DefaultWorkers, fmt.Sprintf("async load workers (with --async), 1..%d", maxBenchWorkers))
 	fs.BoolVar(&o.run.Async, "async", false, "load through the asynchronous loader (loads only)")
 	fs.StringVar(&o.Copy, "copy", "memcpy", "copy mode: memcpy, kernel or batch")
 	fs.BoolVar(&o.run.Direct, "direct", false, "copy straight between the GPU and the pool's registered arenas, no staging (mem:// only)")
 	fs.StringArrayVar(&o.Sweep, "sweep", nil, "sweep a parameter: page-bytes=4KiB,64KiB | regions-per-page=1,2 | copy=memcpy,kernel | workers=1,2,4 | batch=64,256 | direct=false,true (repeatable)")
 	fs.BoolVar(&o.run.Verify, "verify", true, "check every page byte-identical after the transfer (xxh3-128)")
-	fs.IntVar(&o.run.Warmups, "warmup", 1, "untimed runs of the same transfer before the timed one (0: none)")
+	fs.IntVar(&o.run.Warmups, "warmup", 1, fmt.Sprintf("untimed runs of the same transfer before the timed one, 0..%d (0: none)", maxBenchWarmups))
 	return c
 }
 

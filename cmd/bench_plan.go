@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -37,6 +38,9 @@ func (o *benchOptions) plan(dir transfer.Direction) ([]transfer.BenchOptions, er
 		if err := o.fillPages(&runs[i]); err != nil {
 			return nil, err
 		}
+		if runs[i].Workers > maxBenchWorkers {
+			return nil, usagef("--workers %d is outside 1..%d", runs[i].Workers, maxBenchWorkers)
+		}
 		if runs[i].Direct && o.Pool != "" && !strings.HasPrefix(o.Pool, "mem:") {
 			return nil, usagef("direct transfers need the embedded mem:// pool (its arenas are registered with the driver)")
 		}
@@ -52,6 +56,9 @@ func (o *benchOptions) base(dir transfer.Direction) (transfer.BenchOptions, erro
 	}
 	if r.Batch <= 0 || r.RegionsPerPage <= 0 || r.Workers <= 0 || r.Pages < 0 || r.Warmups < 0 {
 		return r, usagef("--batch, --regions-per-page and --workers must be positive, --pages and --warmup not negative")
+	}
+	if r.Warmups > maxBenchWarmups {
+		return r, usagef("--warmup %d is outside 0..%d", r.Warmups, maxBenchWarmups)
 	}
 	var err error
 	if r.PageBytes, err = positiveSize("--page-bytes", o.PageBytes); err != nil {
@@ -88,12 +95,22 @@ func (o *benchOptions) set(r *transfer.BenchOptions, param, v string) error {
 	return err
 }
 
+// The most load workers and untimed warm-up runs a bench takes: each
+// worker is started up front, and every warm-up moves all the bytes.
+const (
+	maxBenchWorkers = 1024
+	maxBenchWarmups = 100
+)
+
 // fillPages sets the page count from --pages or --bytes.
 func (o *benchOptions) fillPages(r *transfer.BenchOptions) error {
 	if r.PageBytes%int64(r.RegionsPerPage) != 0 {
 		return usagef("page size %d is not a multiple of %d regions", r.PageBytes, r.RegionsPerPage)
 	}
 	if r.Pages > 0 {
+		if most := math.MaxInt64 / r.PageBytes; int64(r.Pages) > most {
+			return usagef("--pages %d of %d bytes each is outside 1..%d", r.Pages, r.PageBytes, most)
+		}
 		return nil
 	}
 	total, err := positiveSize("--bytes", o.Bytes)

@@ -1,8 +1,8 @@
 package cmd
 
 import (
+	"fmt"
 	"strings"
-	"time"
 
 	"github.com/kvctl/kvctl/connector"
 	"github.com/kvctl/kvctl/holes"
@@ -81,7 +81,7 @@ $ kvctl holes --simulate --trace conversation.jsonl --tokens-per-block 32 --mode
 	fs.BoolVar(&o.Simulate, "simulate", false, "predict holes by replaying into an embedded pool with Mooncake eviction")
 	fs.StringVar(&o.Capacity, "capacity", "", "simulated pool capacity, e.g. 64GiB")
 	fs.StringVar(&o.SweepCapacity, "sweep-capacity", "", "simulate several capacities, e.g. 16GiB,64GiB,256GiB")
-	fs.Int64Var(&o.SoftPinTTLMS, "soft-pin-ttl-ms", 0, "soft-pin every simulated put for this many milliseconds")
+	fs.Int64Var(&o.SoftPinTTLMS, "soft-pin-ttl-ms", 0, fmt.Sprintf("soft-pin every simulated put for this many milliseconds, 0..%d", maxSoftPinTTLMS))
 	fs.BoolVar(&o.GroupBlocks, "group-blocks", false, "put every page of a block into the block's eviction group")
 	fs.Float64Var(&o.EvictionRatio, "eviction-ratio", 0.05, "eviction_ratio of the simulated master")
 	fs.Float64Var(&o.Watermark, "watermark", 0.90, "eviction_high_watermark_ratio of the simulated master")
@@ -173,8 +173,9 @@ func runHolesSimulate(c *cobra.Command, ios *IOStreams, g *globalOptions, o *hol
 	if err != nil {
 		return err
 	}
-	if o.SoftPinTTLMS < 0 {
-		return usagef("--soft-pin-ttl-ms must not be negative")
+	ttl, err := softPinTTL(o.SoftPinTTLMS)
+	if err != nil {
+		return err
 	}
 	if o.SegmentBytes <= 0 {
 		return usagef("--segment-bytes must be positive")
@@ -187,7 +188,7 @@ func runHolesSimulate(c *cobra.Command, ios *IOStreams, g *globalOptions, o *hol
 	}
 	bar = newProgress(ios, g, "simulating", len(reqs)*len(caps))
 	opts := holes.SimOptions{
-		Keys: s, SoftPinTTL: time.Duration(o.SoftPinTTLMS) * time.Millisecond,
+		Keys: s, SoftPinTTL: ttl,
 		GroupBlocks: o.GroupBlocks, OpenPool: simulatedPool(o.EvictionRatio, o.Watermark, o.SegmentBytes, o.Seed),
 		Progress: func(capacity int64, n int) { bar.updatePart(capacity, n, "") },
 	}

@@ -1,7 +1,9 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -46,22 +48,22 @@ func (f *keyFlags) register(fs *pflag.FlagSet, scopeFlags bool) {
 // the flag or --llm-config must give it) and a default layer group.
 func (f *keyFlags) registerWithDefaults(fs *pflag.FlagSet, scopeFlags bool, defaultT int, defaultLG string) {
 	f.defaultLayerGroup = defaultLG
-	tHelp := "tokens per block T (default: kv_cache_config.tokens_per_block from --llm-config)"
+	tHelp := fmt.Sprintf("tokens per block T, 1..%d (default: kv_cache_config.tokens_per_block from --llm-config)", keys.MaxTokensPerBlock)
 	if defaultT > 0 {
-		tHelp = "tokens per block T (or kv_cache_config.tokens_per_block from --llm-config)"
+		tHelp = fmt.Sprintf("tokens per block T, 1..%d (or kv_cache_config.tokens_per_block from --llm-config)", keys.MaxTokensPerBlock)
 	}
 	fs.IntVar(&f.TokensPerBlock, "tokens-per-block", defaultT, tHelp)
-	fs.IntVar(&f.Lookahead, "lookahead", 0, "prompt lookahead L of a one-model MTP/EAGLE3 draft (default: from --llm-config's speculative_config)")
+	fs.IntVar(&f.Lookahead, "lookahead", 0, fmt.Sprintf("prompt lookahead L of a one-model MTP/EAGLE3 draft, 0..%d (default: from --llm-config's speculative_config)", keys.MaxLookahead))
 	fs.StringVar(&f.Scheme, "scheme", "trtllm", "seed scheme: trtllm, trtllm-fork or trtllm-legacy")
 	if scopeFlags {
 		fs.StringVar(&f.CacheSalt, "cache-salt", "", "cache salt of the request")
-		fs.Int64Var(&f.LoRATaskID, "lora-task-id", 0, "LoRA task id of the request (0 is a task id, not 'none')")
+		fs.Var(newDecimalInt64(&f.LoRATaskID, 0, 0, math.MaxInt64), "lora-task-id", "LoRA task id of the request, a decimal integer 0..2^63-1 (0 is a task id, not 'none')")
 		fs.StringArrayVar(&f.MMHashes, "mm-hash", nil, "multimodal item hash as 8 comma-separated int32 values, in prompt order (repeatable)")
 	}
 	fs.StringVar(&f.Namespace, "namespace", "", "first segment of every page key, spelled as given, empty included (default: namespace from the Mooncake config, or under trtllm-fork and trtllm-legacy $"+connector.CachePrefixEnv+" or its cache_prefix; else trtllm)")
 	fs.StringVar(&f.ModelKey, "model-key", "", "model key of the page keys (default: the Mooncake config's model_key)")
-	fs.IntVar(&f.TP, "tp", 1, "tensor-parallel size: shards are keyed w{tp}r{rank}")
-	fs.IntVar(&f.Rank, "rank", 0, "TP rank whose shard is keyed")
+	fs.IntVar(&f.TP, "tp", 1, fmt.Sprintf("tensor-parallel size 1..%d: shards are keyed w{tp}r{rank}", keys.MaxWorld))
+	fs.IntVar(&f.Rank, "rank", 0, "TP rank whose shard is keyed, 0..tp-1")
 	fs.BoolVar(&f.AllRanks, "all-ranks", false, "key every TP rank's shard, as a TP lookup asks for them")
 	if !f.noADPFlag {
 		fs.BoolVar(&f.AttentionDP, "attention-dp", false, "attention data parallelism: every owner keys pages w1r0 (default: enable_attention_dp from --llm-config)")
@@ -86,7 +88,28 @@ func (f *keyFlags) resolve(c *cobra.Command, getenv func(string) string) (keys.S
 	if err := f.applyFlags(c, &s); err != nil {
 		return s, err
 	}
-	return s, s.Validate()
+	return s, nameFlag(c, s.Validate())
+}
+
+// rangeFlags are the key flags whose values keys.Settings.Validate ranges,
+// by the setting's name in keys.RangeError.
+var rangeFlags = map[string]string{
+	keys.SettingTokensPerBlock: "tokens-per-block",
+	keys.SettingLookahead:      "lookahead",
+	keys.SettingWorld:          "tp",
+}
+
+// nameFlag prefixes err with the flag that gave the setting out of range,
+// where a flag gave it.
+func nameFlag(c *cobra.Command, err error) error {
+	var re *keys.RangeError
+	if !errors.As(err, &re) {
+		return err
+	}
+	if name, ok := rangeFlags[re.Setting]; ok && c.Flags().Changed(name) {
+		return fmt.Errorf("--%s: %w", name, err)
+	}
+	return err
 }
 
 // applyFiles applies the Mooncake JSON (--mooncake-config, else
@@ -195,7 +218,7 @@ func (f *keyFlags) shards(given func(string) bool, l *keys.Layout) error {
 		return nil
 	}
 	l.World, l.Ranks = f.TP, []int{f.Rank}
-	if f.AllRanks {
+	if f.AllRanks && f.TP <= keys.MaxWorld { // Validate refuses a larger one
 		l.Ranks = make([]int, max(0, f.TP))
 		for i := range l.Ranks {
 			l.Ranks[i] = i

@@ -44,7 +44,7 @@ kept (Mooncake's OBJECT_ALREADY_EXISTS, which its client reports as success).` +
 	fs := c.Flags()
 	opts.Pool.register(fs)
 	fs.StringVar(&opts.From, "from", "", "file with the value's bytes (- for stdin)")
-	fs.Int64Var(&opts.SoftPinTTLMS, "soft-pin-ttl-ms", 0, "soft-pin the value for this many milliseconds from publish")
+	fs.Int64Var(&opts.SoftPinTTLMS, "soft-pin-ttl-ms", 0, fmt.Sprintf("soft-pin the value for this many milliseconds from publish, 1..%d", maxSoftPinTTLMS))
 	fs.StringVar(&opts.Group, "group", "", "eviction group id")
 	fs.BoolVar(&opts.HardPin, "hard-pin", false, "never evict the value (it stays removable)")
 	return c
@@ -54,8 +54,8 @@ func (o *poolPutOptions) validate() error {
 	if o.From == "" {
 		return usagef("--from is required")
 	}
-	if o.softPinWanted && o.SoftPinTTLMS <= 0 {
-		return usagef("--soft-pin-ttl-ms must be positive, got %d", o.SoftPinTTLMS)
+	if o.softPinWanted && (o.SoftPinTTLMS <= 0 || o.SoftPinTTLMS > maxSoftPinTTLMS) {
+		return usagef("--soft-pin-ttl-ms %d is outside 1..%d", o.SoftPinTTLMS, maxSoftPinTTLMS)
 	}
 	return nil
 }

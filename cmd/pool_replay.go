@@ -45,14 +45,14 @@ here differs from them (the message names the first difference).`,
 			if err := g.checkOutput("table", "json"); err != nil {
 				return err
 			}
-			if opts.Runs < 1 {
-				return usagef("--runs %d: want at least 1", opts.Runs)
+			if opts.Runs < 1 || opts.Runs > maxReplayRuns {
+				return usagef("--runs %d is outside 1..%d", opts.Runs, maxReplayRuns)
 			}
 			opts.File = args[0]
 			return runPoolReplay(c.Context(), ios, g, opts)
 		},
 	}
-	c.Flags().IntVar(&opts.Runs, "runs", 1, "replay the log this many times, each on a fresh pool")
+	c.Flags().IntVar(&opts.Runs, "runs", 1, fmt.Sprintf("replay the log this many times, each on a fresh pool, 1..%d", maxReplayRuns))
 	c.Flags().Uint64Var(&opts.Seed, "seed", 0, "seed of the first run (run i has seed S+i)")
 	return c
 }
@@ -104,6 +104,9 @@ type poolReplayCompare struct {
 	Matching []*int `json:"matching"`
 	AllMatch bool   `json:"all_match"`
 }
+
+// maxReplayRuns is the most --runs: every run's outcome is kept to compare.
+const maxReplayRuns = 10000
 
 // replayRuns replays rec o.Runs times and compares the outcomes with the
 // recorded runs, if any.

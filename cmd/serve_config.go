@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/kvctl/kvctl/engine"
 	"github.com/kvctl/kvctl/keys"
@@ -79,7 +78,9 @@ func (o *serveOptions) parse(cfg *engine.Config) error {
 	if cfg.Connector.StagingBufferBytes, err = positiveSize("--staging-bytes", o.StagingBytes); err != nil {
 		return err
 	}
-	cfg.Connector.SoftPinTTL = time.Duration(o.SoftPinTTLMS) * time.Millisecond
+	if cfg.Connector.SoftPinTTL, err = softPinTTL(o.SoftPinTTLMS); err != nil {
+		return err
+	}
 	if cfg.GPU.Blocks != 0 && o.GPUBytes != "" {
 		return usagef("give --gpu-blocks or --gpu-bytes, not both")
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kvctl/kvctl/connector"
 	"github.com/kvctl/kvctl/engine"
+	"github.com/kvctl/kvctl/keys"
 	"github.com/kvctl/kvctl/size"
 	"github.com/spf13/pflag"
 )
@@ -17,12 +18,12 @@ import (
 func (o *serveOptions) registerEngine(fs *pflag.FlagSet) {
 	cfg := &o.Engine
 	s, c, f := &cfg.Scheduler, &cfg.Connector, &cfg.Faults
-	fs.IntVar(&cfg.GPU.Blocks, "gpu-blocks", 0, fmt.Sprintf("KV blocks of GPU memory (default %d, or --gpu-bytes worth)", engine.DefaultGPUBlocks))
+	fs.IntVar(&cfg.GPU.Blocks, "gpu-blocks", 0, fmt.Sprintf("KV blocks of GPU memory, 1..%d (default %d, or --gpu-bytes worth)", engine.MaxGPUBlocks, engine.DefaultGPUBlocks))
 	fs.StringVar(&o.GPUBytes, "gpu-bytes", "", "GPU memory for KV pages, e.g. 4GiB (instead of --gpu-blocks)")
 	fs.StringVar(&o.Device, "device", "", "move pages through package transfer on this device (host, cuda, cuda:N); default: direct host copies")
 	fs.DurationVar(&cfg.StatsInterval, "stats-interval", 0, "log prefix-hole and load stats lines on stderr at most this often (modelled time; 0: never)")
 	fs.BoolVar(&o.NoVerify, "no-verify", false, "do not compare loaded pages with the computed ones")
-	fs.IntVar(&cfg.AttentionDP, "attention-dp", 0, "run N attention-DP owners sharing the pool and the w1r0 key space")
+	fs.IntVar(&cfg.AttentionDP, "attention-dp", 0, fmt.Sprintf("run N attention-DP owners sharing the pool and the w1r0 key space, 0..%d", keys.MaxWorld))
 	fs.StringVar(&cfg.Draft.Kind, "draft", "", "speculative prefill with a one-model draft: mtp, mtp-eagle or eagle3 (context-only requests)")
 	fs.IntVar(&cfg.Draft.MaxLen, "max-draft-len", 0, "max_draft_len of --draft")
 
@@ -37,7 +38,7 @@ func (o *serveOptions) registerEngine(fs *pflag.FlagSet) {
 	fs.IntVar(&c.TransferBatchSize, "transfer-batch-size", connector.DefaultTransferBatchSize, "transfer_batch_size: pages per store call")
 	fs.StringVar(&o.StagingBytes, "staging-bytes", size.Format(connector.DefaultStagingBufferBytes), "staging_buffer_bytes per direction")
 	fs.BoolVar(&c.StageThroughHost, "stage-through-host", false, "stage_through_host: move pages through staging buffers (off, with --device and the embedded pool: loads and saves go straight between the pool's arenas and the device)")
-	fs.Int64Var(&o.SoftPinTTLMS, "soft-pin-ttl-ms", 0, "soft-pin every put for this many milliseconds")
+	fs.Int64Var(&o.SoftPinTTLMS, "soft-pin-ttl-ms", 0, fmt.Sprintf("soft-pin every put for this many milliseconds, 0..%d", maxSoftPinTTLMS))
 	fs.BoolVar(&c.GroupBlocks, "group-blocks", false, "put every page of a block into the block's eviction group")
 	fs.BoolVar(&c.AsyncLoad, "async-load", false, "async_load: load offers in the background while the request is parked")
 	fs.IntVar(&c.AsyncLoadWorkers, "async-load-workers", connector.DefaultAsyncLoadWorkers, "async_load_workers sharing one FIFO queue")

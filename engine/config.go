@@ -207,8 +207,8 @@ func (c *Config) validate() error {
 	switch {
 	case len(l.Ranks) != l.World:
 		return fmt.Errorf("world %d needs every rank 0..%d in one process, got ranks %v", l.World, l.World-1, l.Ranks)
-	case c.AttentionDP < 0:
-		return fmt.Errorf("attention dp %d must not be negative", c.AttentionDP)
+	case c.AttentionDP < 0 || c.AttentionDP > keys.MaxWorld:
+		return fmt.Errorf("attention dp %d is outside 0..%d", c.AttentionDP, keys.MaxWorld)
 	case c.AttentionDP > 1 && l.World > 1:
 		return fmt.Errorf("attention dp %d and tp %d cannot go together: attention-DP owners hold whole pages (w1r0)", c.AttentionDP, l.World)
 	case c.Connector.AsyncLoad && l.World > 1:

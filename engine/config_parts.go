@@ -164,11 +164,17 @@ func (g GPUConfig) validate(blockBytes int64) error {
 	switch {
 	case g.Blocks < 0 || g.Bytes < 0:
 		return fmt.Errorf("gpu blocks %d and gpu bytes %d must not be negative", g.Blocks, g.Bytes)
+	case g.Blocks > MaxGPUBlocks:
+		return fmt.Errorf("gpu blocks %d is outside 1..%d", g.Blocks, MaxGPUBlocks)
 	case g.Blocks == 0 && g.Bytes > 0 && g.Bytes < blockBytes:
 		return fmt.Errorf("gpu bytes %d hold no block of %d bytes", g.Bytes, blockBytes)
 	}
 	return nil
 }
+
+// MaxGPUBlocks is the most KV blocks of GPU memory: more than any GPU holds
+// (a block index is an int32), and --gpu-bytes worth is capped to it.
+const MaxGPUBlocks = 1 << 30
 
 // blocks resolves the number of KV blocks of blockBytes bytes.
 func (g GPUConfig) blocks(blockBytes int64) int {
@@ -176,7 +182,7 @@ func (g GPUConfig) blocks(blockBytes int64) int {
 	case g.Blocks > 0:
 		return g.Blocks
 	case g.Bytes > 0:
-		return int(min(g.Bytes/blockBytes, 1<<30))
+		return int(min(g.Bytes/blockBytes, MaxGPUBlocks))
 	}
 	return DefaultGPUBlocks
 }

@@ -58,6 +58,7 @@ func TestConfigValidation(t *testing.T) {
 		}, false, keys.ErrBadSettings},
 		{"gpu bytes too small", func(c *Config) { c.GPU.Blocks, c.GPU.Bytes = 0, 10 }, false, nil},
 		{"negative gpu blocks", func(c *Config) { c.GPU.Blocks = -1 }, false, nil},
+		{"gpu blocks 2^61", func(c *Config) { c.GPU.Blocks = 1 << 61 }, false, nil},
 		{"negative staging bytes", func(c *Config) { c.Connector.StagingBufferBytes = -1 }, false, nil},
 		{"negative transfer batch", func(c *Config) { c.Connector.TransferBatchSize = -1 }, false, nil},
 		{"negative soft pin", func(c *Config) { c.Connector.SoftPinTTL = -1 }, false, nil},
@@ -65,6 +66,7 @@ func TestConfigValidation(t *testing.T) {
 		{"negative offer deferrals", func(c *Config) { c.Scheduler.MaxOfferDeferrals = -1 }, false, nil},
 		{"negative stats interval", func(c *Config) { c.StatsInterval = -1 }, false, nil},
 		{"negative attention dp", func(c *Config) { c.AttentionDP = -1 }, false, nil},
+		{"attention dp 2^61", func(c *Config) { c.AttentionDP = 1 << 61 }, false, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

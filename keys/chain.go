@@ -2,7 +2,6 @@ package keys
 
 import (
 	"encoding/binary"
-	"fmt"
 	"hash"
 
 	"golang.org/x/crypto/blake2b"
@@ -34,11 +33,11 @@ type Chain struct {
 // NewChain returns an empty chain starting at seed, for blocks of
 // tokensPerBlock tokens and a prompt lookahead of lookahead tokens.
 func NewChain(seed Hash, tokensPerBlock, lookahead int) (*Chain, error) {
-	if tokensPerBlock <= 0 {
-		return nil, fmt.Errorf("tokens per block must be positive, got %d", tokensPerBlock)
+	if err := checkRange(SettingTokensPerBlock, int64(tokensPerBlock), 1, MaxTokensPerBlock); err != nil {
+		return nil, err
 	}
-	if lookahead < 0 {
-		return nil, fmt.Errorf("prompt lookahead must not be negative, got %d", lookahead)
+	if err := checkRange(SettingLookahead, int64(lookahead), 0, MaxLookahead); err != nil {
+		return nil, err
 	}
 	c := &Chain{
 		perBlock:  tokensPerBlock,

@@ -2,6 +2,7 @@ package keys
 
 import (
 	"encoding/binary"
+	"errors"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -170,6 +171,17 @@ func TestOfferableBlocks(t *testing.T) {
 	for _, tt := range tests {
 		if got := OfferableBlocks(tt.n, tt.T, tt.blocks); got != tt.want {
 			t.Errorf("OfferableBlocks(%d, %d, %d) = %d, want %d", tt.n, tt.T, tt.blocks, got, tt.want)
+		}
+	}
+}
+
+func TestNewChainRefusesOutOfRange(t *testing.T) {
+	for _, tt := range []struct{ t, l int }{
+		{0, 0}, {MaxTokensPerBlock + 1, 0}, {1 << 61, 0}, {16, -1}, {16, MaxLookahead + 1}, {16, 1 << 61}, {16, 1 << 62},
+	} {
+		var re *RangeError
+		if _, err := NewChain(Hash{}, tt.t, tt.l); !errors.As(err, &re) {
+			t.Errorf("NewChain(seed, %d, %d) error = %v, want a *RangeError", tt.t, tt.l, err)
 		}
 	}
 }

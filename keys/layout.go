@@ -76,15 +76,16 @@ type Layout struct {
 	Ranks []int
 }
 
-// Validate checks the layout: T > 0, World >= 1, at least one rank, ranks
+// Validate checks the layout: T in 1..MaxTokensPerBlock, World in
+// 1..MaxWorld (errors *RangeError), at least one rank, ranks
 // in [0, World) without repeats, at least one layer group, positive page
 // sizes and no layer-group id twice in the same list.
 func (l Layout) Validate() error {
-	if l.TokensPerBlock <= 0 {
-		return fmt.Errorf("tokens per block must be positive, got %d", l.TokensPerBlock)
+	if err := checkRange(SettingTokensPerBlock, int64(l.TokensPerBlock), 1, MaxTokensPerBlock); err != nil {
+		return err
 	}
-	if l.World < 1 {
-		return fmt.Errorf("world size must be at least 1, got %d", l.World)
+	if err := checkRange(SettingWorld, int64(l.World), 1, MaxWorld); err != nil {
+		return err
 	}
 	if len(l.LayerGroups) > 0 && len(l.Ranks) == 0 {
 		return errors.New("no ranks: give the rank whose shard is keyed")

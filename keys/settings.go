@@ -40,11 +40,15 @@ func (s Settings) SeedScheme() Scheme {
 	return s.Scheme
 }
 
-// Validate checks the settings: a known scheme with a lookahead it can
-// seed (Seed), and a valid layout (Layout.Validate). The model key is not
+// Validate checks the settings: a lookahead in 0..MaxLookahead (a
+// *RangeError), a known scheme with a lookahead it can seed (Seed), and a
+// valid layout (Layout.Validate). The model key is not
 // required here: chains need none, only spelled page keys do
 // (Namespace.Validate). Every error wraps ErrBadSettings.
 func (s Settings) Validate() error {
+	if err := checkRange(SettingLookahead, int64(s.Lookahead), 0, MaxLookahead); err != nil {
+		return fmt.Errorf("%w: %w", ErrBadSettings, err)
+	}
 	if _, err := Seed(s.SeedScheme(), s.Scope, s.Lookahead); err != nil {
 		return fmt.Errorf("%w: %w", ErrBadSettings, err)
 	}

@@ -2,6 +2,7 @@ package keys
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -22,6 +23,11 @@ func TestSettingsValidate(t *testing.T) {
 		{"valid", func(*Settings) {}, true},
 		{"unknown scheme", func(s *Settings) { s.Scheme = "nope" }, false},
 		{"negative lookahead", func(s *Settings) { s.Lookahead = -1 }, false},
+		{"largest lookahead", func(s *Settings) { s.Lookahead = MaxLookahead }, true},
+		{"lookahead 2^61", func(s *Settings) { s.Lookahead = 1 << 61 }, false},
+		{"lookahead 2^62", func(s *Settings) { s.Lookahead = 1 << 62 }, false},
+		{"largest T", func(s *Settings) { s.Layout.TokensPerBlock = MaxTokensPerBlock }, true},
+		{"T 2^61", func(s *Settings) { s.Layout.TokensPerBlock = 1 << 61 }, false},
 		{"legacy with lookahead", func(s *Settings) { s.Scheme, s.Lookahead = SchemeLegacy, 2 }, false},
 		{"zero T", func(s *Settings) { s.Layout.TokensPerBlock = 0 }, false},
 		{"no model key", func(s *Settings) { s.Namespace.ModelKey = "" }, true},
@@ -32,6 +38,10 @@ func TestSettingsValidate(t *testing.T) {
 		err := s.Validate()
 		if (err == nil) != tt.ok {
 			t.Errorf("%s: Validate() = %v, want ok %v", tt.name, err, tt.ok)
+		}
+		var re *RangeError
+		if strings.Contains(tt.name, "2^") && !errors.As(err, &re) {
+			t.Errorf("%s: Validate() = %v, want a *RangeError", tt.name, err)
 		}
 		if err != nil && !errors.Is(err, ErrBadSettings) {
 			t.Errorf("%s: Validate() = %v, want it to wrap ErrBadSettings", tt.name, err)

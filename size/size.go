@@ -24,7 +24,8 @@ var decimalUnits = map[string]bool{
 }
 
 // Parse parses a byte size: an integer, or a number with a binary unit
-// (b, KiB, MiB, GiB, TiB; case-insensitive), such as "64KiB" or "1.5GiB".
+// (b, KiB, MiB, GiB, TiB; case-insensitive), such as "64KiB" or "1.5GiB",
+// that comes to a whole number of bytes ("100.7" and "1.1KiB" are refused).
 // Decimal units (k, kb, m, mb, g, gb, ...) are refused, because other
 // readers of the same Mooncake configuration take them as powers of 1024.
 func Parse(s string) (int64, error) {
@@ -63,6 +64,9 @@ func Parse(s string) (int64, error) {
 	v := f * float64(mult)
 	if v >= math.MaxInt64 {
 		return 0, fmt.Errorf("size %q: too large", s)
+	}
+	if v != math.Trunc(v) {
+		return 0, fmt.Errorf("size %q: %s is not a whole number of bytes", s, strconv.FormatFloat(v, 'f', -1, 64))
 	}
 	return int64(v), nil
 }

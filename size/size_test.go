@@ -27,6 +27,10 @@ func TestParse(t *testing.T) {
 		{"", 0, true},
 		{"9999999TiB", 0, true},
 		{"NaNKiB", 0, true},
+		{"100.7", 0, true},
+		{"0.5b", 0, true},
+		{"1.1KiB", 0, true},
+		{"0.5KiB", 512, false},
 	}
 	for _, tt := range tests {
 		got, err := Parse(tt.in)
