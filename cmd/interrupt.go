@@ -70,7 +70,10 @@ func (e *interruptedError) Error() string {
 	if e.total > 0 {
 		return fmt.Sprintf("interrupted after %s of %s requests", groupThousands(e.done), groupThousands(e.total))
 	}
-	return fmt.Sprintf("interrupted after %s requests", groupThousands(e.done))
+	if e.done > 0 {
+		return fmt.Sprintf("interrupted after %s requests", groupThousands(e.done))
+	}
+	return "interrupted"
 }
 
 func (e *interruptedError) Unwrap() error { return context.Canceled }

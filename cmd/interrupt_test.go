@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -70,6 +71,8 @@ func TestInterruptedMessage(t *testing.T) {
 		{context.Canceled, "interrupted"},
 		{interruptedAfter(context.Canceled, 6935, 12031), "interrupted after 6,935 of 12,031 requests"},
 		{interruptedAfter(context.Canceled, 12, 0), "interrupted after 12 requests"},
+		{interruptedAfter(context.Canceled, 0, 0), "interrupted"},
+		{interruptedAfter(fmt.Errorf("request %q: %w", "r1", context.Canceled), 0, 5), "interrupted after 0 of 5 requests"},
 	}
 	for _, tt := range tests {
 		if got := interruptedMessage(tt.err); got != tt.want {

@@ -40,7 +40,8 @@ type SimOptions struct {
 	// transfer_batch_size (default DefaultPutBatch).
 	PutBatch int
 	// Progress, when set, is called as requests are replayed with the
-	// capacity of the run and the number of requests done in it.
+	// capacity of the run and the number of requests done in it, and
+	// once more when ctx ends the run.
 	Progress func(capacity int64, done int)
 }
 
@@ -129,6 +130,9 @@ func Simulate(ctx context.Context, reqs []Prepared, opts SimOptions, capacity in
 	clock.OnTick(sim.evict.EvictNow)
 	for i, r := range reqs {
 		if err := ctx.Err(); err != nil {
+			if opts.Progress != nil {
+				opts.Progress(capacity, i)
+			}
 			return Run{}, err
 		}
 		clock.AdvanceTo(arrival(r.ArrivalMS))
