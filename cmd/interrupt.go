@@ -59,6 +59,21 @@ func (ir *interruptibleReader) Read(p []byte) (int, error) {
 	}
 }
 
+// contextReader is a reader that cannot block (a file) whose reads end
+// with ctx's error once ctx is done, so that a loop over a long file stops
+// at once.
+type contextReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (cr contextReader) Read(p []byte) (int, error) {
+	if err := cr.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return cr.r.Read(p)
+}
+
 // interruptedError is a command that Ctrl-C (or SIGTERM) stopped after
 // doing part of its work: done of total requests (total 0 when the command
 // streams its input and does not know it). It exits 130.

@@ -95,3 +95,16 @@ func TestGroupThousands(t *testing.T) {
 		}
 	}
 }
+
+func TestContextReader(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	r := contextReader{ctx: ctx, r: strings.NewReader("abcdef")}
+	buf := make([]byte, 3)
+	if n, err := r.Read(buf); n != 3 || err != nil {
+		t.Fatalf("Read before cancel = %d, %v, want 3, nil", n, err)
+	}
+	cancel()
+	if n, err := r.Read(buf); n != 0 || !errors.Is(err, context.Canceled) {
+		t.Errorf("Read after cancel = %d, %v, want 0, %v", n, err, context.Canceled)
+	}
+}
