@@ -53,7 +53,7 @@ Requests: --replay FILE (kvctl requests JSONL, or a Mooncake FAST'25 trace) or
 either, serve listens on --addr: POST /v1/completions (an OpenAI subset, with
 streaming), GET /v1/models, /healthz, /metrics, and the Mooncake master admin
 paths over its pool, so kvctl holes --pool mooncake://ADDR reads it. Ctrl-C or
-SIGTERM shuts it down gracefully.
+SIGTERM shuts it down gracefully (exit 130).
 The pool defaults to an embedded mem:// pool sized for the run, on the replay's
 clock; with --pool redis://... several processes share one pool.
 The report and what each number means: docs/serve.md.
