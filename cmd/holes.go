@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/kvctl/kvctl/connector"
@@ -198,48 +197,28 @@ func runHolesSimulate(c *cobra.Command, ios *IOStreams, g *globalOptions, o *hol
 		return interruptedAfter(err, int64(len(reqs)), 0)
 	}
 	bar = newProgress(ios, g, "simulating", len(reqs)*len(caps))
-	done := &simulated{}
 	opts := holes.SimOptions{
 		Keys: s, SoftPinTTL: time.Duration(o.SoftPinTTLMS) * time.Millisecond,
 		GroupBlocks: o.GroupBlocks, OpenPool: simulatedPool(o.EvictionRatio, o.Watermark, o.SegmentBytes, o.Seed),
-		Progress: func(capacity int64, n int) {
-			done.set(capacity, n)
-			bar.updatePart(capacity, n, "")
-		},
+		Progress: func(capacity int64, n int) { bar.updatePart(capacity, n, "") },
 	}
 	runs, err := holes.Sweep(c.Context(), reqs, opts, caps)
 	bar.done()
+	if errors.Is(err, context.Canceled) {
+		_ = printSimulation(ios, g, o.SweepCapacity != "", runs)
+		return interruptedAfter(err, simulatedRequests(runs), int64(len(reqs)*len(caps)))
+	}
 	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			return interruptedAfter(err, done.total(), int64(len(reqs)*len(caps)))
-		}
 		return asUsage(err)
 	}
 	return printSimulation(ios, g, o.SweepCapacity != "", runs)
 }
 
-// simulated counts the requests each capacity's simulation has replayed,
-// for the message of an interrupted sweep. Capacities run in parallel.
-type simulated struct {
-	mu    sync.Mutex
-	parts map[int64]int
-}
-
-func (s *simulated) set(capacity int64, n int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.parts == nil {
-		s.parts = map[int64]int{}
-	}
-	s.parts[capacity] = max(s.parts[capacity], n)
-}
-
-func (s *simulated) total() int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// simulatedRequests counts the requests the runs of a sweep replayed.
+func simulatedRequests(runs []holes.Run) int64 {
 	var n int64
-	for _, p := range s.parts {
-		n += int64(p)
+	for _, r := range runs {
+		n += r.Summary.Requests
 	}
 	return n
 }
