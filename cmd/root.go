@@ -6,7 +6,9 @@
 // struct (keysOptions, poolGetOptions), and its RunE checks them and calls a
 // run function (runKeys, runPoolGet). The flags every command shares are
 // globalOptions (global.go); the printers are in output.go, the IO streams
-// in iostreams.go and the mapping from errors to exit codes in exitcode.go.
+// in iostreams.go, the mapping from errors to exit codes in exitcode.go and
+// what Ctrl-C does (stdin reads it ends, the interrupted message) in
+// interrupt.go.
 // Nothing below cmd prints.
 package cmd
 
