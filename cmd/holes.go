@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -140,9 +142,18 @@ func runHolesProbe(c *cobra.Command, ios *IOStreams, g *globalOptions, o *holesO
 		Progress: func(done int) { bar.update(done, "requests") },
 	})
 	bar.done()
+	if rep.Interrupted {
+		_ = printHolesProbe(ios, g, rep)
+		return interruptedAfter(err, int64(len(rep.Requests)), 0)
+	}
 	if err != nil {
 		return err
 	}
+	return printHolesProbe(ios, g, rep)
+}
+
+// printHolesProbe prints a probe's report as JSON or a table.
+func printHolesProbe(ios *IOStreams, g *globalOptions, rep holes.Report) error {
 	if g.Output == "json" {
 		return writeJSON(ios.Out, rep)
 	}
@@ -184,7 +195,7 @@ func runHolesSimulate(c *cobra.Command, ios *IOStreams, g *globalOptions, o *hol
 	reqs, err := holes.Prepare(c.Context(), src, s)
 	bar.done()
 	if err != nil {
-		return err
+		return interruptedAfter(err, int64(len(reqs)), 0)
 	}
 	bar = newProgress(ios, g, "simulating", len(reqs)*len(caps))
 	opts := holes.SimOptions{
@@ -194,8 +205,21 @@ func runHolesSimulate(c *cobra.Command, ios *IOStreams, g *globalOptions, o *hol
 	}
 	runs, err := holes.Sweep(c.Context(), reqs, opts, caps)
 	bar.done()
+	if errors.Is(err, context.Canceled) {
+		_ = printSimulation(ios, g, o.SweepCapacity != "", runs)
+		return interruptedAfter(err, simulatedRequests(runs), int64(len(reqs)*len(caps)))
+	}
 	if err != nil {
 		return asUsage(err)
 	}
 	return printSimulation(ios, g, o.SweepCapacity != "", runs)
+}
+
+// simulatedRequests counts the requests the runs of a sweep replayed.
+func simulatedRequests(runs []holes.Run) int64 {
+	var n int64
+	for _, r := range runs {
+		n += r.Summary.Requests
+	}
+	return n
 }

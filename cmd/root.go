@@ -6,7 +6,9 @@
 // struct (keysOptions, poolGetOptions), and its RunE checks them and calls a
 // run function (runKeys, runPoolGet). The flags every command shares are
 // globalOptions (global.go); the printers are in output.go, the IO streams
-// in iostreams.go and the mapping from errors to exit codes in exitcode.go.
+// in iostreams.go, the mapping from errors to exit codes in exitcode.go and
+// what Ctrl-C does (stdin reads it ends, the interrupted message) in
+// interrupt.go.
 // Nothing below cmd prints.
 package cmd
 
@@ -31,7 +33,13 @@ func Execute() int {
 }
 
 // run executes kvctl with args over ios and returns the exit code.
+// A cancelled ctx ends it with exit 130, also while it reads stdin and
+// also when the command returned no error (serve --addr after its graceful
+// shutdown): an interrupted run never exits 0.
 func run(ctx context.Context, ios *IOStreams, args []string) int {
+	in := *ios
+	in.In = interruptible(ctx, ios.In)
+	ios = &in
 	g := &globalOptions{}
 	root := newRootCmd(ios, g)
 	root.SetArgs(args)
@@ -39,13 +47,17 @@ func run(ctx context.Context, ios *IOStreams, args []string) int {
 	if perr := g.profile.stop(); err == nil && perr != nil {
 		err = perr
 	}
+	if ctx.Err() != nil && !errors.Is(err, context.Canceled) {
+		err = context.Canceled
+	}
 	if err == nil {
 		return ExitOK
 	}
-	if ctx.Err() != nil && !errors.Is(err, context.Canceled) {
-		err = fmt.Errorf("%w: %v", context.Canceled, err)
-	}
 	code := exitCode(err)
+	if code == ExitInterrupted {
+		fmt.Fprintf(ios.ErrOut, "kvctl: %s\n", interruptedMessage(err))
+		return code
+	}
 	fmt.Fprintf(ios.ErrOut, "kvctl: %v\n", err)
 	if code == ExitUsage {
 		fmt.Fprintf(ios.ErrOut, "Run '%s --help' for usage.\n", commandPath(root, args))

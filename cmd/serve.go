@@ -53,7 +53,7 @@ Requests: --replay FILE (kvctl requests JSONL, or a Mooncake FAST'25 trace) or
 either, serve listens on --addr: POST /v1/completions (an OpenAI subset, with
 streaming), GET /v1/models, /healthz, /metrics, and the Mooncake master admin
 paths over its pool, so kvctl holes --pool mooncake://ADDR reads it. Ctrl-C or
-SIGTERM shuts it down gracefully.
+SIGTERM shuts it down gracefully (exit 130).
 The pool defaults to an embedded mem:// pool sized for the run, on the replay's
 clock; with --pool redis://... several processes share one pool.
 The report and what each number means: docs/serve.md.
@@ -92,7 +92,8 @@ $ kvctl serve --single-rank --addr 127.0.0.1:8000`,
 }
 
 func runServe(ctx context.Context, ios *IOStreams, g *globalOptions, o *serveOptions, cfg engine.Config, src workload.Source) error {
-	if err := o.attachPool(ctx, ios, &cfg, src); err != nil {
+	total, err := o.attachPool(ctx, ios, &cfg, src)
+	if err != nil {
 		return err
 	}
 	defer cfg.Pool.Close()
@@ -108,7 +109,7 @@ func runServe(ctx context.Context, ios *IOStreams, g *globalOptions, o *serveOpt
 		if errors.Is(err, context.Canceled) && rep.Requests > 0 {
 			_ = printServeReport(ios, g, rep)
 		}
-		return err
+		return interruptedAfter(err, rep.Completed+rep.Failed, total)
 	}
 	if perr := printServeReport(ios, g, rep); perr != nil {
 		return perr
@@ -134,29 +135,35 @@ func checkServeReport(rep engine.Report) error {
 }
 
 // attachPool opens --pool (a mem:// one on the replay's clock), or an
-// embedded pool sized for the run on the replay's clock.
-func (o *serveOptions) attachPool(ctx context.Context, ios *IOStreams, cfg *engine.Config, src workload.Source) error {
+// embedded pool sized for the run on the replay's clock. It returns the
+// number of requests in src when sizing the pool counted them, else 0.
+func (o *serveOptions) attachPool(ctx context.Context, ios *IOStreams, cfg *engine.Config, src workload.Source) (int64, error) {
 	cfg.Clock = engine.NewClock()
 	if o.Pool != "" {
 		st, err := openServePool(ctx, o.Pool, cfg.Clock)
 		cfg.Pool = st
-		return err
+		return 0, err
 	}
-	tokens, err := countTokens(src)
+	reqs, tokens, err := countSource(ctx, src)
 	if err != nil {
-		return err // a bad line is workload.ErrBadInput (exit 2); a failed read exits 1
+		return 0, err // a bad line is workload.ErrBadInput (exit 2); a failed read exits 1
 	}
 	st, err := openEmbeddedPool(cfg.Clock, runPoolCapacity(cfg.Keys.Layout, tokens), o.PoolSeed)
 	cfg.Pool = st
-	return err
+	return reqs, err
 }
 
-// countTokens counts the prompt and output tokens of a source.
-func countTokens(src workload.Source) (int64, error) {
-	var n int64
-	err := src.Each(func(r workload.Request) error {
-		n += int64(len(r.Tokens) + r.OutputLength)
+// countSource counts the requests of a source and their prompt and output
+// tokens; a cancelled ctx stops it (a large --synthetic workload takes a
+// while to generate).
+func countSource(ctx context.Context, src workload.Source) (reqs, tokens int64, err error) {
+	err = src.Each(func(r workload.Request) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		reqs++
+		tokens += int64(len(r.Tokens) + r.OutputLength)
 		return nil
 	})
-	return n, err
+	return reqs, tokens, err
 }

@@ -33,8 +33,8 @@ func (l *lockedBuffer) String() string {
 }
 
 // TestServeHTTP runs kvctl serve without a trace: it listens, answers a
-// completion and a Mooncake admin query, and shuts down cleanly (exit 0)
-// when its context ends, as on Ctrl-C.
+// completion and a Mooncake admin query, and when its context ends, as on
+// Ctrl-C, shuts down gracefully and exits 130 saying it was interrupted.
 func TestServeHTTP(t *testing.T) {
 	ios, _, _ := NewTestIOStreams("")
 	errOut := &lockedBuffer{}
@@ -75,8 +75,8 @@ func TestServeHTTP(t *testing.T) {
 	cancel()
 	select {
 	case c := <-code:
-		if c != ExitOK {
-			t.Errorf("serve exit code after shutdown = %d, want 0; stderr: %s", c, errOut)
+		if c != ExitInterrupted || !strings.HasSuffix(errOut.String(), "kvctl: interrupted\n") {
+			t.Errorf("serve after shutdown = exit %d, want %d and \"kvctl: interrupted\"; stderr: %s", c, ExitInterrupted, errOut)
 		}
 	case <-time.After(15 * time.Second):
 		t.Fatal("serve did not shut down")

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/kvctl/kvctl/stats"
@@ -36,7 +37,7 @@ Exit codes: 2 when a log cannot be opened.`,
 			if len(args) == 0 {
 				return usagef("give at least one log file (or - for stdin)")
 			}
-			sum, err := parseLogs(ios, args)
+			sum, err := parseLogs(c.Context(), ios, args)
 			if err != nil {
 				return err
 			}
@@ -48,14 +49,16 @@ Exit codes: 2 when a log cannot be opened.`,
 	}
 }
 
-func parseLogs(ios *IOStreams, paths []string) (stats.Summary, error) {
+// parseLogs parses and merges the logs at paths ("-" is stdin); ctx ends
+// it between two reads.
+func parseLogs(ctx context.Context, ios *IOStreams, paths []string) (stats.Summary, error) {
 	var total stats.Summary
 	for _, p := range paths {
 		name, r, err := openInput(ios, p)
 		if err != nil {
 			return total, asUsage(fmt.Errorf("opening log: %w", err))
 		}
-		s, err := stats.ParseLog(r, name)
+		s, err := stats.ParseLog(contextReader{ctx: ctx, r: r}, name)
 		r.Close()
 		if err != nil {
 			return total, err

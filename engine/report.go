@@ -80,6 +80,9 @@ type Report struct {
 	FirstPoolFailureRequest *int64   `json:"first_pool_failure_request,omitempty"`
 	// FailedRequests describe the first MaxFailedReported failed requests.
 	FailedRequests []FailedRequest `json:"failed_requests,omitempty"`
+	// Interrupted says ctx ended the replay: the report covers the
+	// requests that arrived before it did.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // MaxFailedReported is how many failed requests a Report describes.

@@ -29,7 +29,8 @@ const progressEvery = 200 * time.Millisecond
 // A request that can never fit in the KV cache, or has an empty prompt,
 // fails (Report.Failed, Report.FailedRequests) and the replay goes on. An
 // error is returned for what stops the replay: a bad Config, the source,
-// the pool, a broken invariant, or ctx (with the report so far).
+// the pool, a broken invariant, or ctx (with the report so far, marked
+// Report.Interrupted).
 func Run(ctx context.Context, cfg Config, src workload.Source, progress func(Progress)) (Report, error) {
 	start := time.Now()
 	c, err := newCluster(cfg)
@@ -49,6 +50,7 @@ func Run(ctx context.Context, cfg Config, src workload.Source, progress func(Pro
 	first := c.owners[0]
 	first.stats.Flush()
 	rep := c.report(ctx, time.Since(start))
+	rep.Interrupted = errors.Is(err, context.Canceled)
 	if progress != nil {
 		progress(first.progress())
 	}

@@ -40,6 +40,9 @@ type Report struct {
 	Pool     string               `json:"pool"`
 	Summary  stats.Holes          `json:"summary"`
 	Requests []stats.RequestHoles `json:"requests"`
+	// Interrupted says ctx ended the probe: the report covers the
+	// requests probed before it did.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // ErrNoLeasing is returned when a leasing probe is asked of a pool that
@@ -47,7 +50,8 @@ type Report struct {
 var ErrNoLeasing = errors.New("pool cannot probe with leases")
 
 // Probe looks up every request's blocks in st and maps its holes. poolName
-// is recorded in the report.
+// is recorded in the report. When ctx ends first, the report so far comes
+// back, marked Interrupted, with ctx's error.
 func Probe(ctx context.Context, st pool.Store, poolName string, src workload.Source, opts ProbeOptions) (Report, error) {
 	rep := Report{Probe: ProbeReadOnly, Pool: poolName, Requests: []stats.RequestHoles{}}
 	exist := st.Exist
@@ -77,6 +81,7 @@ func Probe(ctx context.Context, st pool.Store, poolName string, src workload.Sou
 		}
 		return nil
 	})
+	rep.Interrupted = errors.Is(err, context.Canceled)
 	return rep, err
 }
 

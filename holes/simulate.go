@@ -64,6 +64,9 @@ type Run struct {
 	// since the last eviction tick, or eviction could not make room).
 	FailedPuts int64     `json:"failed_puts"`
 	Pool       pool.Stat `json:"pool"`
+	// Interrupted says ctx ended the run: it covers the requests replayed
+	// before it did.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // Prepare hashes every request of src once, so several capacities can be
@@ -85,7 +88,8 @@ func Prepare(ctx context.Context, src workload.Source, s keys.Settings) ([]Prepa
 }
 
 // Sweep simulates every capacity, in parallel over the cores, and returns
-// the runs in the order of capacities.
+// the runs in the order of capacities. When ctx ends it, the runs so far
+// come back, marked Interrupted, with ctx's error.
 func Sweep(ctx context.Context, reqs []Prepared, opts SimOptions, capacities []int64) ([]Run, error) {
 	runs := make([]Run, len(capacities))
 	errs := make([]error, len(capacities))
@@ -100,18 +104,19 @@ func Sweep(ctx context.Context, reqs []Prepared, opts SimOptions, capacities []i
 	}
 	wg.Wait()
 	for _, err := range errs {
-		if err != nil {
+		if err != nil && !errors.Is(err, context.Canceled) {
 			return nil, err
 		}
 	}
-	return runs, nil
+	return runs, errors.Join(errs...)
 }
 
 // Simulate replays reqs in arrival order into an embedded metadata-only
 // pool of the given capacity (opts.OpenPool) with Mooncake eviction, and
 // counts the holes every lookup finds. Every request's calls run at its
 // arrival time; the eviction ticks that the clock passes between two
-// arrivals run at their own instants (replay.Clock).
+// arrivals run at their own instants (replay.Clock). When ctx ends it, the
+// run so far comes back, marked Interrupted, with ctx's error.
 func Simulate(ctx context.Context, reqs []Prepared, opts SimOptions, capacity int64) (Run, error) {
 	if opts.OpenPool == nil {
 		return Run{}, errors.New("simulating: no pool to simulate (SimOptions.OpenPool is nil)")
@@ -129,10 +134,13 @@ func Simulate(ctx context.Context, reqs []Prepared, opts SimOptions, capacity in
 	clock.OnTick(sim.evict.EvictNow)
 	for i, r := range reqs {
 		if err := ctx.Err(); err != nil {
-			return Run{}, err
+			return sim.interrupted(ctx, capacity, st, err)
 		}
 		clock.AdvanceTo(arrival(r.ArrivalMS))
 		if err := sim.request(ctx, r); err != nil {
+			if errors.Is(err, context.Canceled) {
+				return sim.interrupted(ctx, capacity, st, err)
+			}
 			return Run{}, fmt.Errorf("request %q: %w", r.ID, err)
 		}
 		if opts.Progress != nil && (i+1)%256 == 0 {
@@ -144,6 +152,16 @@ func Simulate(ctx context.Context, reqs []Prepared, opts SimOptions, capacity in
 		return Run{}, err
 	}
 	return Run{CapacityBytes: capacity, Summary: sim.summary, FailedPuts: sim.failedPuts, Pool: ps}, nil
+}
+
+// interrupted is the run so far when ctx ended it with err, the pool's
+// statistics read without ctx.
+func (sim *simulator) interrupted(ctx context.Context, capacity int64, st pool.Store, err error) (Run, error) {
+	ps, serr := st.Stat(context.WithoutCancel(ctx))
+	if serr != nil {
+		return Run{}, errors.Join(err, serr)
+	}
+	return Run{CapacityBytes: capacity, Summary: sim.summary, FailedPuts: sim.failedPuts, Pool: ps, Interrupted: true}, err
 }
 
 // arrival is the instant on the virtual clock of an arrival time in ms.

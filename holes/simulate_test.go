@@ -2,6 +2,8 @@ package holes
 
 import (
 	"context"
+	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -223,5 +225,26 @@ func TestSimulateEvictsAtTicks(t *testing.T) {
 		if got := run.Pool.EvictedKeys > 0; got != tt.wantEvicted {
 			t.Errorf("%s: evicted %d keys, want eviction %v", tt.name, run.Pool.EvictedKeys, tt.wantEvicted)
 		}
+	}
+}
+
+// A sweep cancelled in its middle returns the runs so far, marked
+// interrupted, with the context's error.
+func TestSweepInterrupted(t *testing.T) {
+	head, _ := prepareHead(t)
+	reqs := slices.Clone(head) // twice the head: progress comes every 256 requests
+	for _, r := range head {
+		r.ArrivalMS += head[len(head)-1].ArrivalMS + 1
+		reqs = append(reqs, r)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	opts := SimOptions{Keys: traceSettings(), OpenPool: memPool(0), Progress: func(int64, int) { cancel() }}
+	runs, err := Sweep(ctx, reqs, opts, []int64{1 << 40})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Sweep(cancelled at request 256) error = %v, want %v", err, context.Canceled)
+	}
+	if len(runs) != 1 || !runs[0].Interrupted || runs[0].Summary.Requests != 256 || runs[0].CapacityBytes != 1<<40 {
+		t.Errorf("Sweep(cancelled at request 256) = %+v, want one run of 256 requests marked interrupted", runs)
 	}
 }
