@@ -68,10 +68,9 @@ func runPoolCapacity(l keys.Layout, tokens int64) int64 {
 func simulatedPool(evictionRatio, watermark float64, segmentBytes int64, seed uint64) func(int64, func() time.Time) (pool.Store, error) {
 	return func(capacity int64, now func() time.Time) (pool.Store, error) {
 		s, err := mem.New(mem.Options{
-			Capacity: capacity, SegmentBytes: segmentBytes, MetadataOnly: true, EvictionRatio: evictionRatio, HighWatermark: watermark,
-			ZeroEvictionRatio: evictionRatio == 0, ZeroHighWatermark: watermark == 0,
+			Capacity: capacity, SegmentBytes: segmentBytes, MetadataOnly: true,
 			Eviction: mem.EvictManual, Now: now, Seed: seed,
-		})
+		}.WithRatios(evictionRatio, watermark))
 		if err != nil {
 			return nil, err
 		}
@@ -88,11 +87,9 @@ func openReplayPool(c replay.PoolConfig) (replay.Pool, error) {
 	f := c.Flags
 	s, err := mem.New(mem.Options{
 		Capacity: c.SegmentBytes, Segments: 1, ArenaSize: (c.SegmentBytes + mem.Granule - 1) / mem.Granule * mem.Granule,
-		LeaseTTL: f.LeaseTTL, SoftPinTTL: f.SoftPinTTL,
-		EvictionRatio: f.EvictionRatio, HighWatermark: f.HighWatermark, KeepSoftPinned: f.KeepSoftPinned,
-		ZeroEvictionRatio: f.EvictionRatio == 0, ZeroHighWatermark: f.HighWatermark == 0,
+		LeaseTTL: f.LeaseTTL, SoftPinTTL: f.SoftPinTTL, KeepSoftPinned: f.KeepSoftPinned,
 		Eviction: mem.EvictManual, Seed: c.Seed, Now: c.Now,
-	})
+	}.WithRatios(f.EvictionRatio, f.HighWatermark))
 	if err != nil {
 		return nil, fmt.Errorf("opening the embedded pool for the replay: %w", err)
 	}

@@ -108,6 +108,15 @@ type Options struct {
 	Seed uint64
 }
 
+// WithRatios returns o with the master's eviction_ratio and
+// eviction_high_watermark_ratio taken as given, 0 included (a zero field
+// alone would mean the default).
+func (o Options) WithRatios(evictionRatio, watermark float64) Options {
+	o.EvictionRatio, o.ZeroEvictionRatio = evictionRatio, evictionRatio == 0
+	o.HighWatermark, o.ZeroHighWatermark = watermark, watermark == 0
+	return o
+}
+
 // withDefaults fills the zero fields and validates the result.
 func (o Options) withDefaults() (Options, error) {
 	o.Capacity = cmp.Or(o.Capacity, DefaultCapacity)

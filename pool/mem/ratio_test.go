@@ -67,3 +67,17 @@ func TestRatioValidation(t *testing.T) {
 		}
 	}
 }
+
+func TestWithRatios(t *testing.T) {
+	tests := []struct{ ratio, hw, wantRatio, wantHW float64 }{
+		{0, 0, 0, 0},
+		{0.15, 1, 0.15, 1},
+		{0, 0.5, 0, 0.5},
+	}
+	for _, tt := range tests {
+		o, err := Options{Capacity: 1 << 20}.WithRatios(tt.ratio, tt.hw).withDefaults()
+		if err != nil || o.EvictionRatio != tt.wantRatio || o.HighWatermark != tt.wantHW {
+			t.Errorf("WithRatios(%v, %v): ratio %v, watermark %v, %v; want %v, %v", tt.ratio, tt.hw, o.EvictionRatio, o.HighWatermark, err, tt.wantRatio, tt.wantHW)
+		}
+	}
+}
