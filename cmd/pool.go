@@ -18,12 +18,17 @@ func (p *poolFlag) register(fs *pflag.FlagSet) {
 	fs.StringVar(&p.URL, "pool", "", "pool URL: mem://?capacity=64GiB&snapshot=PATH, redis://host:6379/0, valkey://..., mooncake://host:9003, keylist:PATH (default $KVCTL_POOL)")
 }
 
+// resolved is the pool URL the flag names, else $KVCTL_POOL.
+func (p *poolFlag) resolved(ios *IOStreams) string {
+	if p.URL != "" {
+		return p.URL
+	}
+	return ios.Getenv("KVCTL_POOL")
+}
+
 // open opens the pool the flag (or $KVCTL_POOL) names.
 func (p *poolFlag) open(ctx context.Context, ios *IOStreams) (pool.Store, error) {
-	u := p.URL
-	if u == "" {
-		u = ios.Getenv("KVCTL_POOL")
-	}
+	u := p.resolved(ios)
 	if u == "" {
 		return nil, usagef("--pool is required (or set KVCTL_POOL)")
 	}
