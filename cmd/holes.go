@@ -165,14 +165,18 @@ func (o *holesOptions) capacities() ([]int64, error) {
 	if (o.Capacity == "") == (spec == "") {
 		return nil, usagef("give exactly one of --capacity or --sweep-capacity with --simulate")
 	}
+	flag := "--sweep-capacity"
 	if spec == "" {
-		spec = o.Capacity
+		spec, flag = o.Capacity, "--capacity"
 	}
 	var out []int64
 	for _, part := range strings.Split(spec, ",") {
 		n, err := size.Parse(part)
-		if err != nil || n <= 0 {
-			return nil, usagef("capacity %q: want a positive size such as 64GiB", part)
+		switch {
+		case err != nil:
+			return nil, usagef("%s: %w", flag, err)
+		case n <= 0:
+			return nil, usagef("%s: capacity %q: want a positive size such as 64GiB", flag, part)
 		}
 		out = append(out, n)
 	}
