@@ -33,11 +33,5 @@ func printServeReport(ios *IOStreams, g *globalOptions, r engine.Report) error {
 		tp.addRow("pool call failures", fmt.Sprintf("%d, the first at %.0f ms (request %d)", r.PoolCallFailures,
 			*r.FirstPoolFailureAtMS, *r.FirstPoolFailureRequest))
 	}
-	if err := tp.render(); err != nil {
-		return err
-	}
-	for _, f := range r.FailedRequests {
-		fmt.Fprintf(ios.ErrOut, "failed: request %q: %s\n", f.ID, f.Error)
-	}
-	return nil
+	return tp.render()
 }
