@@ -32,6 +32,9 @@ func newPoolGetCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
 		Example: "$ kvctl pool get --pool redis://127.0.0.1:6379/0 trtllm/m/w1r0/lg0/t32b65536/0123... --to page.bin",
 		Args:    exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			if err := g.checkOutput("table"); err != nil {
+				return err // the value's bytes have one spelling
+			}
 			opts.Key = args[0]
 			return runPoolGet(c.Context(), ios, g, opts)
 		},
