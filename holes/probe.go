@@ -40,6 +40,9 @@ type Report struct {
 	Pool     string               `json:"pool"`
 	Summary  stats.Holes          `json:"summary"`
 	Requests []stats.RequestHoles `json:"requests"`
+	// Diagnosis, when set, says why the probe found nothing: what the
+	// pool holds instead (the caller fills it).
+	Diagnosis string `json:"diagnosis,omitempty"`
 	// Interrupted says ctx ended the probe: the report covers the
 	// requests probed before it did.
 	Interrupted bool `json:"interrupted,omitempty"`
