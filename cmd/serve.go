@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/kvctl/kvctl/engine"
+	"github.com/kvctl/kvctl/keys"
 	"github.com/kvctl/kvctl/pool"
 	"github.com/kvctl/kvctl/workload"
 	"github.com/spf13/cobra"
@@ -86,7 +87,7 @@ $ kvctl serve --single-rank --addr 127.0.0.1:8000`,
 	fs.StringVar(&o.Addr, "addr", "127.0.0.1:8000", "listen address of the HTTP front (without --replay/--synthetic)")
 	fs.BoolVar(&o.RealTime, "real-time", false, "HTTP front: pace modelled iteration costs in wall time (realistic latency; default: as fast as the CPU allows)")
 	o.Key.noADPFlag = true
-	o.Key.registerWithDefaults(fs, false, engine.DefaultTokensPerBlock, fmt.Sprintf("0:%d", engine.DefaultPageBytes))
+	o.Key.registerWithDefaults(fs, false, engine.DefaultTokensPerBlock, keys.DefaultLayerGroup.String())
 	o.registerEngine(fs)
 	return c
 }
