@@ -110,19 +110,24 @@ func (c *completions) writeWhole(w http.ResponseWriter, e *endpoint, head header
 // writeStream streams the completion as server-sent events: e's opening
 // chunk, one chunk per token as the engine makes them (finish_reason on
 // the last), a chunk with usage and no choices when the request asked
-// for it, then [DONE]. A failure after the first chunk ends the stream
-// with an error object and no [DONE].
+// for it, then [DONE]. The chunks of the tokens at hand are flushed
+// together, before waiting for more. A failure after the first chunk
+// ends the stream with an error object and no [DONE].
 func (c *completions) writeStream(w http.ResponseWriter, e *endpoint, head header, cur *tokenCursor, includeUsage bool) {
 	ev := startEvents(w)
 	if e.opening != nil && !ev.send(e.opening(head)) {
 		return // the client is gone: its context cancels the request
 	}
 	for last := false; !last; {
+		if len(cur.pending) == 0 {
+			ev.flush()
+		}
 		var tokens []int64
 		var err error
 		if tokens, last, err = cur.next(); err != nil {
 			_, typ := errorStatus(err)
 			ev.send(newAPIError(err.Error(), typ))
+			ev.flush()
 			return
 		}
 		var finish *string

@@ -6,7 +6,8 @@ import (
 	"net/http"
 )
 
-// eventStream writes server-sent events, flushing each.
+// eventStream writes server-sent events; they reach the client when
+// flushed.
 type eventStream struct {
 	w       http.ResponseWriter
 	flusher http.Flusher
@@ -21,7 +22,8 @@ func startEvents(w http.ResponseWriter) *eventStream {
 	return &eventStream{w: w, flusher: flusher}
 }
 
-// send writes v as one "data:" event; false when the client is gone.
+// send writes v as one "data:" event, unflushed; false when the client
+// is gone.
 func (e *eventStream) send(v any) bool {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -30,13 +32,20 @@ func (e *eventStream) send(v any) bool {
 	return e.write("data: " + string(b) + "\n\n")
 }
 
-// end writes "data: [DONE]".
-func (e *eventStream) end() { e.write("data: [DONE]\n\n") }
+// end writes "data: [DONE]" and flushes.
+func (e *eventStream) end() {
+	e.write("data: [DONE]\n\n")
+	e.flush()
+}
 
-func (e *eventStream) write(s string) bool {
-	_, err := fmt.Fprint(e.w, s)
+// flush sends what was written to the client.
+func (e *eventStream) flush() {
 	if e.flusher != nil {
 		e.flusher.Flush()
 	}
+}
+
+func (e *eventStream) write(s string) bool {
+	_, err := fmt.Fprint(e.w, s)
 	return err == nil
 }
