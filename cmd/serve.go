@@ -67,7 +67,7 @@ is lost, 4 when the pool is unreachable.`,
 $ kvctl serve --single-rank --synthetic conversations=50,turns=4 -o json
 $ kvctl serve --single-rank --replay conversation.jsonl --pool redis://127.0.0.1:6379/0 --stats-interval 10s
 $ kvctl serve --single-rank --addr 127.0.0.1:8000
-$ KVCTL_API_KEY=sk-local kvctl serve --single-rank --addr 0.0.0.0:8000`,
+$ kvctl serve --single-rank --addr 0.0.0.0:8000 --api-key sk-local`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			cfg, src, err := o.config(c, ios, g)

@@ -119,7 +119,7 @@ func (c *completions) writeStream(w http.ResponseWriter, e *endpoint, head heade
 		return // the client is gone: its context cancels the request
 	}
 	for last := false; !last; {
-		if len(cur.pending) == 0 {
+		if !cur.atHand() {
 			ev.flush()
 		}
 		var tokens []int64

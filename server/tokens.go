@@ -51,6 +51,10 @@ func (c *tokenCursor) next() (tokens []int64, last bool, err error) {
 	return tok, c.done && len(c.pending) == 0, nil
 }
 
+// atHand reports whether tokens were received and not handed out yet:
+// next returns without waiting.
+func (c *tokenCursor) atHand() bool { return len(c.pending) > 0 }
+
 // rest waits for the request's end and returns every token not handed
 // out yet.
 func (c *tokenCursor) rest() ([]int64, error) {
