@@ -94,3 +94,27 @@ func waitListening(t *testing.T, errOut *lockedBuffer) string {
 	t.Fatalf("serve never said it was listening; stderr: %s", errOut)
 	return ""
 }
+
+func TestServeAPIKey(t *testing.T) {
+	tests := []struct {
+		flag, env, want string
+	}{
+		{"", "", ""},
+		{"", "sk-env", "sk-env"},
+		{"sk-flag", "sk-env", "sk-flag"},
+		{"sk-flag", "", "sk-flag"},
+	}
+	for _, tt := range tests {
+		ios, _, _ := NewTestIOStreams("")
+		ios.Getenv = func(k string) string {
+			if k == "KVCTL_API_KEY" {
+				return tt.env
+			}
+			return ""
+		}
+		o := &serveOptions{APIKey: tt.flag}
+		if got := o.apiKey(ios); got != tt.want {
+			t.Errorf("apiKey(--api-key %q, $KVCTL_API_KEY %q) = %q, want %q", tt.flag, tt.env, got, tt.want)
+		}
+	}
+}
