@@ -77,7 +77,7 @@ func TestRunExitCodes(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	ios, _, _ := NewTestIOStreams("")
-	if got := run(ctx, ios, []string{"holes", "--simulate", "--trace", "../workload/testdata/trace-conversation-head.jsonl", "--tokens-per-block", "32", "--capacity", "1GiB"}); got != ExitInterrupted {
+	if got := run(ctx, ios, []string{"holes", "--simulate", "--trace", "../workload/testdata/trace-conversation-head.jsonl", "--tokens-per-block", "32", "--layer-group", "0:64KiB", "--capacity", "1GiB"}); got != ExitInterrupted {
 		t.Errorf("run(cancelled holes --simulate) = %d, want %d", got, ExitInterrupted)
 	}
 }

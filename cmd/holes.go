@@ -65,7 +65,7 @@ Exit codes: 2 for bad flags or input (and for a pool holding several layouts
 of the model under --layout auto), 4 when the pool is unreachable.`,
 		Example: `$ kvctl holes --pool mooncake://10.0.0.5:9003 --requests reqs.jsonl --tokens-per-block 32 --model-key m
 $ kvctl holes --pool redis://127.0.0.1:6379/0 --requests reqs.jsonl --tokens-per-block 32 --model-key m -o json
-$ kvctl holes --simulate --trace conversation.jsonl --tokens-per-block 32 --model-key m --sweep-capacity 16GiB,64GiB,256GiB`,
+$ kvctl holes --simulate --trace conversation.jsonl --tokens-per-block 32 --layer-group 0:64KiB --model-key m --sweep-capacity 16GiB,64GiB,256GiB`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			setup, src, err := o.validate(c, ios, g)
@@ -113,6 +113,9 @@ func (o *holesOptions) validate(c *cobra.Command, ios *IOStreams, g *globalOptio
 	}
 	if o.Simulate && o.Leasing {
 		return keys.Settings{}, nil, usagef("--leasing is for probing a pool; a simulation always looks up as the connector does")
+	}
+	if o.Simulate && !c.Flags().Changed("layer-group") {
+		return keys.Settings{}, nil, usagef("--simulate sizes its pool in pages: give your model's page size with --layer-group ID:BYTES (e.g. --layer-group 0:64KiB); the default %s pages spell keys, they are no model's", keys.DefaultLayerGroup)
 	}
 	if err := o.checkLayout(c); err != nil {
 		return keys.Settings{}, nil, err

@@ -69,7 +69,7 @@ func TestServeHTTP(t *testing.T) {
 	}
 	keys, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if !strings.Contains(string(keys), "kvctl-serve/w1r0/lg0/t32b4096/") {
+	if !strings.Contains(string(keys), "kvctl-serve/w1r0/lg0/t32b") {
 		t.Errorf("GET /get_all_keys = %q, want the saved page keys", keys)
 	}
 	cancel()

@@ -25,7 +25,7 @@ func parsedBlocks(t *testing.T, l Layout, n int, from byte) []ParsedKey {
 
 func TestLayoutsOf(t *testing.T) {
 	small := Layout{TokensPerBlock: 32, World: 1, Ranks: []int{0}, LayerGroups: []LayerGroup{{0, 128}}}
-	def := Layout{TokensPerBlock: 32, World: 1, Ranks: []int{0}, LayerGroups: []LayerGroup{DefaultLayerGroup}}
+	big := Layout{TokensPerBlock: 32, World: 1, Ranks: []int{0}, LayerGroups: []LayerGroup{{0, 4 << 10}}}
 	tp := Layout{TokensPerBlock: 16, World: 2, Ranks: []int{0, 1}, LayerGroups: []LayerGroup{{0, 1024}, {1, 2048}}, Replicated: []LayerGroup{{2, 64}}}
 	tests := []struct {
 		name  string
@@ -36,7 +36,7 @@ func TestLayoutsOf(t *testing.T) {
 		{"one layout", parsedBlocks(t, small, 3, 0), []Layout{small}},
 		{"every rank, two groups and a replicated one", parsedBlocks(t, tp, 2, 0), []Layout{tp}},
 		{"a block with pages missing is part of the layout", append(parsedBlocks(t, tp, 2, 0)[:7], parsedBlocks(t, tp, 1, 9)...), []Layout{tp}},
-		{"two page sizes, the same prompts", append(parsedBlocks(t, def, 2, 0), parsedBlocks(t, small, 3, 0)...), []Layout{small, def}},
+		{"two page sizes, the same prompts", append(parsedBlocks(t, big, 2, 0), parsedBlocks(t, small, 3, 0)...), []Layout{small, big}},
 		{"group keys are ignored", []ParsedKey{{Prefix: "trtllm/m/", Group: true, Shard: Shard{World: 1}}}, nil},
 	}
 	for _, tt := range tests {
@@ -51,7 +51,7 @@ func TestLayoutString(t *testing.T) {
 		l    Layout
 		want string
 	}{
-		{Layout{TokensPerBlock: 32, World: 1, Ranks: []int{0}, LayerGroups: []LayerGroup{DefaultLayerGroup}}, "t32 world 1 rank 0 layer group 0:4KiB"},
+		{Layout{TokensPerBlock: 32, World: 1, Ranks: []int{0}, LayerGroups: []LayerGroup{{0, 4 << 10}}}, "t32 world 1 rank 0 layer group 0:4KiB"},
 		{Layout{TokensPerBlock: 16, World: 2, Ranks: []int{0, 1}, LayerGroups: []LayerGroup{{0, 1024}, {1, 100}}, Replicated: []LayerGroup{{2, 64}}},
 			"t16 world 2 ranks 0,1 layer groups 0:1KiB,1:100 replicated 2:64"},
 	}

@@ -135,7 +135,7 @@ func TestLayerGroupString(t *testing.T) {
 		lg   LayerGroup
 		want string
 	}{
-		{DefaultLayerGroup, "0:4KiB"},
+		{LayerGroup{ID: 0, BytesPerPage: 4 << 10}, "0:4KiB"},
 		{LayerGroup{ID: 2, BytesPerPage: 128}, "2:128"},
 		{LayerGroup{ID: 1, BytesPerPage: 160 << 20}, "1:160MiB"},
 	}
