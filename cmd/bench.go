@@ -108,18 +108,18 @@ func runBench(ctx context.Context, ios *IOStreams, g *globalOptions, dir transfe
 		return err
 	}
 	defer dev.Close()
-	bar := newProgress(ios, g, "bench", len(runs))
+	bar := newProgress(ios, g, "bench", "runs", len(runs))
 	var results []transfer.BenchResult
 	for i, r := range runs {
 		res, err := benchOnce(ctx, ios, dev, o.Pool, r)
 		bar.update(i+1, "")
 		if err != nil {
-			bar.done()
+			bar.finish()
 			return err
 		}
 		results = append(results, res)
 	}
-	bar.done()
+	bar.finish()
 	return printBench(ios, g, len(o.Sweep) > 0, results)
 }
 

@@ -20,6 +20,19 @@ func TestTerminalWidthAsksOut(t *testing.T) {
 	}
 }
 
+// TestErrTerminalWidthAsksErrOut checks that the width the progress bar
+// fits is the one of the terminal ErrOut writes to, not stdout's.
+func TestErrTerminalWidthAsksErrOut(t *testing.T) {
+	ios, _, _ := NewTestIOStreams("")
+	ios.ErrOut = openPTY(t, 63)
+	if got := ios.ErrTerminalWidth(); got != 63 {
+		t.Errorf("ErrTerminalWidth() over a 63-column terminal = %d, want 63", got)
+	}
+	if got := ios.TerminalWidth(); got != fallbackTerminalWidth {
+		t.Errorf("TerminalWidth() with stdout a buffer = %d, want %d", got, fallbackTerminalWidth)
+	}
+}
+
 // openPTY opens a pseudo-terminal cols columns wide and returns its
 // terminal end.
 func openPTY(t *testing.T, cols uint16) *os.File {
