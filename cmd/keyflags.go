@@ -41,7 +41,7 @@ type keyFlags struct {
 }
 
 func (f *keyFlags) register(fs *pflag.FlagSet, scopeFlags bool) {
-	f.registerWithDefaults(fs, scopeFlags, 0, "0:64KiB")
+	f.registerWithDefaults(fs, scopeFlags, 0, keys.DefaultLayerGroup.String())
 }
 
 // registerWithDefaults registers the key flags with a default T (0: none,
@@ -68,7 +68,7 @@ func (f *keyFlags) registerWithDefaults(fs *pflag.FlagSet, scopeFlags bool, defa
 	if !f.noADPFlag {
 		fs.BoolVar(&f.AttentionDP, "attention-dp", false, "attention data parallelism: every owner keys pages w1r0 (default: enable_attention_dp from --llm-config)")
 	}
-	fs.StringArrayVar(&f.LayerGroups, "layer-group", nil, "layer group as ID:BYTES_PER_PAGE, e.g. 0:64KiB (repeatable; default "+defaultLG+")")
+	fs.StringArrayVar(&f.LayerGroups, "layer-group", nil, "layer group as ID:BYTES_PER_PAGE, e.g. 0:64KiB (repeatable; default "+defaultLG+", docs/keys.md says why)")
 	fs.StringArrayVar(&f.Replicated, "replicated-layer-group", nil, "replicated layer group as ID:BYTES_PER_PAGE, keyed 'replicated' (repeatable)")
 	fs.BoolVar(&f.GroupKeys, "group-keys", false, "also spell each block's eviction group key")
 	fs.StringVar(&f.MooncakeConfig, "mooncake-config", "", "Mooncake client JSON (default $MOONCAKE_CONFIG_PATH): namespace (cache_prefix under trtllm-fork and trtllm-legacy), model_key")

@@ -19,7 +19,7 @@ import (
 // colour. Its methods are safe for concurrent use; a disabled progress
 // does nothing.
 //
-// While the bar is live (from newProgress to done) IOStreams.ErrOut writes
+// While the bar is live (from newProgress to finish) IOStreams.ErrOut writes
 // through it, so that a log or warning line written to stderr in that time
 // (a --stats-interval line) clears the bar, is printed on a line of its
 // own and the bar is drawn again below it.
