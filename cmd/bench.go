@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/kvctl/kvctl/cuda"
@@ -108,19 +109,32 @@ func runBench(ctx context.Context, ios *IOStreams, g *globalOptions, dir transfe
 		return err
 	}
 	defer dev.Close()
-	bar := newProgress(ios, g, "bench", len(runs))
+	bar := newProgress(ios, g, "bench", "runs", len(runs))
 	var results []transfer.BenchResult
 	for i, r := range runs {
 		res, err := benchOnce(ctx, ios, dev, o.Pool, r)
 		bar.update(i+1, "")
 		if err != nil {
-			bar.done()
-			return err
+			bar.finish()
+			return benchInterrupted(ios, g, len(o.Sweep) > 0, results, len(runs), err)
 		}
 		results = append(results, res)
 	}
-	bar.done()
-	return printBench(ios, g, len(o.Sweep) > 0, results)
+	bar.finish()
+	return printBench(ios, g, len(o.Sweep) > 0, results, false)
+}
+
+// benchInterrupted ends a bench that failed with err after the runs in
+// results: when Ctrl-C stopped it, it prints the runs finished, the report
+// marked interrupted, and says how many of total ran; else it returns err.
+func benchInterrupted(ios *IOStreams, g *globalOptions, sweep bool, results []transfer.BenchResult, total int, err error) error {
+	if !errors.Is(err, context.Canceled) {
+		return err
+	}
+	if len(results) > 0 {
+		_ = printBench(ios, g, sweep, results, true)
+	}
+	return interruptedAfterUnits(err, int64(len(results)), int64(total), "runs")
 }
 
 // benchOnce runs one configuration against a fresh embedded pool, or the

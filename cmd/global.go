@@ -30,9 +30,6 @@ func (g *globalOptions) checkOutput(allowed ...string) error {
 	return usagef("--output %q is not offered here (want %s)", g.Output, strings.Join(allowed, ", "))
 }
 
-// isJSON reports whether the output is machine-readable (json or jsonl).
-func (g *globalOptions) isJSON() bool { return g.Output == "json" || g.Output == "jsonl" }
-
 // register binds the shared flags to g.
 func (g *globalOptions) register(pf *pflag.FlagSet) {
 	pf.StringVarP(&g.Output, "output", "o", "table", "output format: table or json (and keys or jsonl where a command offers them)")

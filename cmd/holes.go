@@ -153,15 +153,19 @@ func runHolesProbe(c *cobra.Command, ios *IOStreams, g *globalOptions, o *holesO
 			return err
 		}
 	}
-	bar := newProgress(ios, g, "probing", 0)
+	total, err := requestCount(c.Context(), src)
+	if err != nil {
+		return interruptedAfter(err, 0, 0)
+	}
+	bar := newProgress(ios, g, "probing", "requests", int(total))
 	rep, err := holes.Probe(c.Context(), st, o.Pool.URL, src, holes.ProbeOptions{
 		Keys: s, Leasing: o.Leasing,
-		Progress: func(done int) { bar.update(done, "requests") },
+		Progress: func(done int) { bar.update(done, "") },
 	})
-	bar.done()
+	bar.finish()
 	if rep.Interrupted {
 		_ = printHolesProbe(ios, g, rep)
-		return interruptedAfter(err, int64(len(rep.Requests)), 0)
+		return interruptedAfter(err, int64(len(rep.Requests)), total)
 	}
 	if err != nil {
 		return err
@@ -231,20 +235,20 @@ func runHolesSimulate(c *cobra.Command, ios *IOStreams, g *globalOptions, o *hol
 	if o.SegmentBytes <= 0 {
 		return usagef("--segment-bytes must be positive")
 	}
-	bar := newProgress(ios, g, "hashing", 0)
+	bar := newProgress(ios, g, "hashing", "requests", 0)
 	reqs, err := holes.Prepare(c.Context(), src, s)
-	bar.done()
+	bar.finish()
 	if err != nil {
 		return interruptedAfter(err, int64(len(reqs)), 0)
 	}
-	bar = newProgress(ios, g, "simulating", len(reqs)*len(caps))
+	bar = newProgress(ios, g, "simulating", "requests", len(reqs)*len(caps))
 	opts := holes.SimOptions{
 		Keys: s, SoftPinTTL: ttl,
 		GroupBlocks: o.GroupBlocks, OpenPool: simulatedPool(o.EvictionRatio, o.Watermark, o.SegmentBytes, o.Seed),
 		Progress: func(capacity int64, n int) { bar.updatePart(capacity, n, "") },
 	}
 	runs, err := holes.Sweep(c.Context(), reqs, opts, caps)
-	bar.done()
+	bar.finish()
 	if errors.Is(err, context.Canceled) {
 		_ = printSimulation(ios, g, o.SweepCapacity != "", runs)
 		return interruptedAfter(err, simulatedRequests(runs), int64(len(reqs)*len(caps)))

@@ -8,7 +8,8 @@
 // globalOptions (global.go); the printers are in output.go, the IO streams
 // in iostreams.go, the mapping from errors to exit codes in exitcode.go and
 // what Ctrl-C does (stdin reads it ends, the interrupted message) in
-// interrupt.go.
+// interrupt.go, and the progress bar of long runs, through which stderr is
+// written while it is on screen, in progress.go.
 // Nothing below cmd prints.
 package cmd
 

@@ -106,11 +106,16 @@ func runServe(ctx context.Context, ios *IOStreams, g *globalOptions, o *serveOpt
 	if cfg.GPU.Device != nil {
 		defer cfg.GPU.Device.Close()
 	}
-	bar := newProgress(ios, g, "replay", 0)
+	if total == 0 { // --pool: sizing no pool counted the requests
+		if total, err = requestCount(ctx, src); err != nil {
+			return interruptedAfter(err, 0, 0)
+		}
+	}
+	bar := newProgress(ios, g, "replay", "requests", int(total))
 	rep, err := engine.Run(ctx, cfg, src, func(p engine.Progress) {
-		bar.update(int(p.Completed+p.Failed), fmt.Sprintf("requests, hit rate %.1f%%, %.1f s modelled", 100*p.HitRate, p.VirtualMS/1000))
+		bar.update(int(p.Completed+p.Failed), fmt.Sprintf("hit rate %.1f%%, %.1f s modelled", 100*p.HitRate, p.VirtualMS/1000))
 	})
-	bar.done()
+	bar.finish()
 	if err != nil {
 		if errors.Is(err, context.Canceled) && rep.Requests > 0 {
 			_ = printServeReport(ios, g, rep)
