@@ -17,7 +17,7 @@ import (
 type benchOptions struct {
 	run          transfer.BenchOptions
 	Device       string
-	Pool         string
+	Pool         poolFlag
 	PageBytes    string
 	Bytes        string
 	StagingBytes string
@@ -81,7 +81,7 @@ finds no usable GPU or driver.`,
 	}
 	fs := c.Flags()
 	fs.StringVar(&o.Device, "device", "auto", "device: auto, host, cuda or cuda:N")
-	fs.StringVar(&o.Pool, "pool", "", "pool URL (default: a fresh embedded mem:// pool sized for the run)")
+	o.Pool.registerDefault(fs, "a fresh embedded mem:// pool sized for the run")
 	fs.StringVar(&o.PageBytes, "page-bytes", size.Format(transfer.DefaultBenchPageBytes), "bytes per page (one layer group)")
 	fs.IntVar(&o.run.RegionsPerPage, "regions-per-page", transfer.DefaultBenchRegionsPerPage, "regions per page (K and V: 2)")
 	fs.IntVar(&o.run.Pages, "pages", 0, "pages to move (default: --bytes worth)")
@@ -99,6 +99,7 @@ finds no usable GPU or driver.`,
 }
 
 func runBench(ctx context.Context, ios *IOStreams, g *globalOptions, dir transfer.Direction, o *benchOptions) error {
+	o.Pool.resolve(ios)
 	runs, err := o.plan(dir)
 	if err != nil {
 		return err
@@ -108,10 +109,11 @@ func runBench(ctx context.Context, ios *IOStreams, g *globalOptions, dir transfe
 		return err
 	}
 	defer dev.Close()
+	o.Pool.noteFromEnv(ios, g)
 	bar := newProgress(ios, g, "bench", len(runs))
 	var results []transfer.BenchResult
 	for i, r := range runs {
-		res, err := benchOnce(ctx, ios, dev, o.Pool, r)
+		res, err := benchOnce(ctx, ios, dev, o.Pool.URL, r)
 		bar.update(i+1, "")
 		if err != nil {
 			bar.done()

@@ -41,7 +41,7 @@ func (o *benchOptions) plan(dir transfer.Direction) ([]transfer.BenchOptions, er
 		if runs[i].Workers > maxBenchWorkers {
 			return nil, usagef("--workers %d is outside 1..%d", runs[i].Workers, maxBenchWorkers)
 		}
-		if runs[i].Direct && o.Pool != "" && !strings.HasPrefix(o.Pool, "mem:") {
+		if runs[i].Direct && o.Pool.URL != "" && !strings.HasPrefix(o.Pool.URL, "mem:") {
 			return nil, usagef("direct transfers need the embedded mem:// pool (its arenas are registered with the driver)")
 		}
 	}

@@ -40,7 +40,7 @@ func newHolesCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
 		Long: `A prefix lookup stops at the first missing block, so a block evicted from the
 middle of a chain makes every stored block behind it useless. holes shows where.
 
-With --pool it probes a pool for every request's blocks (read-only: no lease is
+With --pool (or $KVCTL_POOL) it probes a pool for every request's blocks (read-only: no lease is
 granted; --leasing probes as the connector's batch_is_exist does, and says so),
 one batched call per request, and prints per request its counts and a block map:
 '#' present, '.' missing (inside a hole or at the tail). A block is present only
@@ -99,8 +99,11 @@ func (o *holesOptions) validate(c *cobra.Command, ios *IOStreams, g *globalOptio
 	if (o.Requests == "") == (o.Trace == "") {
 		return keys.Settings{}, nil, usagef("give exactly one of --requests or --trace")
 	}
-	if o.Simulate == (o.Pool.URL != "") {
-		return keys.Settings{}, nil, usagef("give exactly one of --pool (probe a pool) or --simulate")
+	if o.Simulate && o.Pool.URL != "" {
+		return keys.Settings{}, nil, usagef("give --pool (probe a pool) or --simulate, not both")
+	}
+	if !o.Simulate && o.Pool.resolve(ios) == "" {
+		return keys.Settings{}, nil, usagef("give --pool (or set %s) to probe a pool, or --simulate", poolEnv)
 	}
 	if !o.Simulate && (o.Capacity != "" || o.SweepCapacity != "" || c.Flags().Changed("segment-bytes")) {
 		return keys.Settings{}, nil, usagef("--capacity, --sweep-capacity and --segment-bytes are for --simulate")

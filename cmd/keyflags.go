@@ -41,17 +41,15 @@ type keyFlags struct {
 }
 
 func (f *keyFlags) register(fs *pflag.FlagSet, scopeFlags bool) {
-	f.registerWithDefaults(fs, scopeFlags, 0, "0:64KiB")
+	f.registerWithDefaults(fs, scopeFlags, connector.DefaultTokensPerBlock, "0:64KiB")
 }
 
-// registerWithDefaults registers the key flags with a default T (0: none,
-// the flag or --llm-config must give it) and a default layer group.
+// registerWithDefaults registers the key flags with a default T (where
+// --llm-config does not give kv_cache_config.tokens_per_block) and a
+// default layer group.
 func (f *keyFlags) registerWithDefaults(fs *pflag.FlagSet, scopeFlags bool, defaultT int, defaultLG string) {
 	f.defaultLayerGroup = defaultLG
-	tHelp := fmt.Sprintf("tokens per block T, 1..%d (default: kv_cache_config.tokens_per_block from --llm-config)", keys.MaxTokensPerBlock)
-	if defaultT > 0 {
-		tHelp = fmt.Sprintf("tokens per block T, 1..%d (or kv_cache_config.tokens_per_block from --llm-config)", keys.MaxTokensPerBlock)
-	}
+	tHelp := fmt.Sprintf("tokens per block T, 1..%d, TensorRT-LLM's tokens_per_block (or kv_cache_config.tokens_per_block from --llm-config)", keys.MaxTokensPerBlock)
 	fs.IntVar(&f.TokensPerBlock, "tokens-per-block", defaultT, tHelp)
 	fs.IntVar(&f.Lookahead, "lookahead", 0, fmt.Sprintf("prompt lookahead L of a one-model MTP/EAGLE3 draft, 0..%d (default: from --llm-config's speculative_config)", keys.MaxLookahead))
 	fs.StringVar(&f.Scheme, "scheme", "trtllm", "seed scheme: trtllm, trtllm-fork or trtllm-legacy")
@@ -144,9 +142,6 @@ func (f *keyFlags) applyFlags(c *cobra.Command, s *keys.Settings) error {
 	given := c.Flags().Changed
 	if given("tokens-per-block") || s.Layout.TokensPerBlock == 0 {
 		s.Layout.TokensPerBlock = f.TokensPerBlock
-	}
-	if s.Layout.TokensPerBlock == 0 && !given("tokens-per-block") {
-		return usagef("give --tokens-per-block, or --llm-config (kv_cache_config.tokens_per_block)")
 	}
 	if given("lookahead") {
 		s.Lookahead = f.Lookahead

@@ -21,7 +21,7 @@ type keysOptions struct {
 func newKeysCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
 	opts := &keysOptions{}
 	c := &cobra.Command{
-		Use:   "keys (--tokens FILE|- | --requests FILE) --tokens-per-block T [flags]",
+		Use:   "keys (--tokens FILE|- | --requests FILE) [flags]",
 		Short: "Compute the pool block keys TensorRT-LLM's Mooncake-store connector uses for a prompt",
 		Long: `Compute the block hashes and pool page keys that TensorRT-LLM's Mooncake-store
 connector writes and looks up for a prompt, byte for byte: scheme, scope (cache

@@ -95,6 +95,7 @@ Exit codes: 0 ok, 1 failure, 2 usage error, 3 verification failed,
 			if err := g.validate(ios); err != nil {
 				return err
 			}
+			warnDeprecated(c, ios, g)
 			var err error
 			g.profile, err = startProfiling(g.CPUProfile, g.ExecTrace)
 			return err
