@@ -29,7 +29,8 @@ type serveOptions struct {
 	GPUBytes       string
 	StagingBytes   string
 	SoftPinTTLMS   int64
-	NoVerify       bool
+	Verify         bool
+	NoVerify       bool // deprecated spelling of --verify=false
 	AdmissionQuery string
 	PoolSeed       uint64
 }

@@ -54,7 +54,7 @@ func (o *serveOptions) config(c *cobra.Command, ios *IOStreams, g *globalOptions
 func (o *serveOptions) engineConfig(settings keys.Settings, ios *IOStreams, g *globalOptions) (engine.Config, error) {
 	cfg := o.Engine
 	cfg.Keys = settings
-	cfg.Verify, cfg.MemoryLimit = !o.NoVerify, engine.SuggestedMemoryLimit
+	cfg.Verify, cfg.MemoryLimit = o.Verify && !o.NoVerify, engine.SuggestedMemoryLimit
 	if err := o.parse(&cfg); err != nil {
 		return cfg, err
 	}
