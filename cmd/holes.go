@@ -126,6 +126,9 @@ func (o *holesOptions) validate(c *cobra.Command, ios *IOStreams, g *globalOptio
 	}
 	path, format := o.Trace, o.TraceFormat
 	if o.Requests != "" {
+		if err := refuseTrace(o.Requests); err != nil {
+			return setup, nil, err
+		}
 		path, format = o.Requests, workload.FormatKvctl
 	}
 	src, err := workload.Open(path, format)
