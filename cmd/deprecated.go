@@ -46,5 +46,16 @@ func warnDeprecated(c *cobra.Command, ios *IOStreams, g *globalOptions) {
 		if use, ok := f.Annotations[deprecatedUse]; ok {
 			fmt.Fprintf(ios.ErrOut, "warning: --%s is deprecated: use %s\n", f.Name, use[0])
 		}
+		if v, ok := f.Value.(deprecatedFormer); ok {
+			if old, use := v.deprecatedForm(); old != "" {
+				fmt.Fprintf(ios.ErrOut, "warning: %s is deprecated: use %s\n", old, use)
+			}
+		}
 	})
+}
+
+// deprecatedFormer is a flag value that can say it was given in a
+// deprecated form (old, not "": what was given) and what to give instead.
+type deprecatedFormer interface {
+	deprecatedForm() (old, use string)
 }

@@ -62,7 +62,7 @@ Exit codes: 2 for bad flags or input, 4 when the pool is unreachable.`,
 		Example: `$ kvctl holes --pool mooncake://10.0.0.5:9003 --requests reqs.jsonl --tokens-per-block 32 --model-key m
 $ kvctl holes --pool redis://127.0.0.1:6379/0 --requests reqs.jsonl --tokens-per-block 32 --model-key m -o json
 $ kvctl holes --simulate --trace conversation.jsonl --tokens-per-block 32 --model-key m --sweep capacity=16GiB,64GiB,256GiB`,
-		Args: noArgs,
+		Args: noArgsAfterOldADP(&o.Key.AttentionDP),
 		RunE: func(c *cobra.Command, _ []string) error {
 			setup, src, err := o.validate(c, ios, g)
 			if err != nil {

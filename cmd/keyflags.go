@@ -27,7 +27,7 @@ type keyFlags struct {
 	TP             int
 	Rank           int
 	AllRanks       bool
-	AttentionDP    bool
+	AttentionDP    attentionDPFlag
 	LayerGroups    []string
 	Replicated     []string
 	GroupKeys      bool
@@ -36,8 +36,9 @@ type keyFlags struct {
 
 	// defaultLayerGroup is the layer group used when none is given.
 	defaultLayerGroup string
-	// noADPFlag leaves --attention-dp to the command (serve counts owners).
-	noADPFlag bool
+	// owners is the number of attention-DP owners resolve found (0:
+	// no attention DP), which serve runs.
+	owners int
 }
 
 func (f *keyFlags) register(fs *pflag.FlagSet, scopeFlags bool) {
@@ -63,9 +64,8 @@ func (f *keyFlags) registerWithDefaults(fs *pflag.FlagSet, scopeFlags bool, defa
 	fs.IntVar(&f.TP, "tp", 1, fmt.Sprintf("tensor-parallel size 1..%d: shards are keyed w{tp}r{rank}", keys.MaxWorld))
 	fs.IntVar(&f.Rank, "rank", 0, "TP rank whose shard is keyed, 0..tp-1")
 	fs.BoolVar(&f.AllRanks, "all-ranks", false, "key every TP rank's shard, as a TP lookup asks for them")
-	if !f.noADPFlag {
-		fs.BoolVar(&f.AttentionDP, "attention-dp", false, "attention data parallelism: every owner keys pages w1r0 (default: enable_attention_dp from --llm-config)")
-	}
+	fs.Var(&f.AttentionDP, "attention-dp", "attention data parallelism, TensorRT-LLM's enable_attention_dp: every owner keys whole pages w1r0, and --tp is the number of owners (serve runs them) (default: enable_attention_dp from --llm-config)")
+	fs.Lookup("attention-dp").NoOptDefVal = "true"
 	fs.StringArrayVar(&f.LayerGroups, "layer-group", nil, "layer group as ID:BYTES_PER_PAGE, e.g. 0:64KiB (repeatable; default "+defaultLG+")")
 	fs.StringArrayVar(&f.Replicated, "replicated-layer-group", nil, "replicated layer group as ID:BYTES_PER_PAGE, keyed 'replicated' (repeatable)")
 	fs.BoolVar(&f.GroupKeys, "group-keys", false, "also spell each block's eviction group key")
@@ -196,28 +196,49 @@ func parseMMHash(s string) ([8]int32, error) {
 }
 
 // shards sets the world size and the keyed ranks from --tp, --rank,
-// --all-ranks and --attention-dp. Under attention DP every owner keys w1r0;
-// where the LLM-API YAML chose that (enable_attention_dp, l.World already
-// set), it stands unless --attention-dp is given.
+// --all-ranks and --attention-dp, and the number of attention-DP owners.
+// Under attention DP every owner keys whole pages w1r0 and --tp is the
+// number of owners, as in TensorRT-LLM; where the LLM-API YAML chose it
+// (enable_attention_dp, l.World already set), it stands unless
+// --attention-dp is given.
 func (f *keyFlags) shards(given func(string) bool, l *keys.Layout) error {
-	fromFile := l.World > 0 && !f.noADPFlag && !given("attention-dp")
-	tpFlags := f.TP != 1 || f.Rank != 0 || f.AllRanks
+	fromFile := l.World > 0 && !given("attention-dp")
+	rankFlags := f.Rank != 0 || f.AllRanks
 	switch {
-	case f.AttentionDP && tpFlags:
-		return usagef("--attention-dp keys every owner w1r0: it cannot go with --tp, --rank or --all-ranks")
-	case fromFile && tpFlags:
-		return usagef("enable_attention_dp in --llm-config keys every owner w1r0: it cannot go with --tp, --rank or --all-ranks (give --attention-dp=false to key TP shards)")
+	case f.AttentionDP.on && rankFlags:
+		return usagef("--attention-dp keys every owner w1r0: --rank and --all-ranks do not apply (--tp is the number of owners)")
+	case fromFile && rankFlags:
+		return usagef("enable_attention_dp in --llm-config keys every owner w1r0: --rank and --all-ranks do not apply (give --attention-dp=false to key TP shards)")
 	case f.AllRanks && f.Rank != 0:
 		return usagef("--all-ranks and --rank cannot go together")
-	case fromFile:
-		return nil
+	case f.AttentionDP.on || fromFile:
+		l.World, l.Ranks = 1, []int{0}
+		return f.countOwners(given("tp"))
 	}
+	f.owners = 0
 	l.World, l.Ranks = f.TP, []int{f.Rank}
 	if f.AllRanks && f.TP <= keys.MaxWorld { // Validate refuses a larger one
 		l.Ranks = make([]int, max(0, f.TP))
 		for i := range l.Ranks {
 			l.Ranks[i] = i
 		}
+	}
+	return nil
+}
+
+// countOwners sets the number of attention-DP owners: --tp, or the count
+// of --attention-dp's old form.
+func (f *keyFlags) countOwners(tpGiven bool) error {
+	old := f.AttentionDP.owners
+	switch {
+	case f.TP < 1 || f.TP > keys.MaxWorld:
+		return usagef("--tp: world size %d is outside 1..%d", f.TP, keys.MaxWorld)
+	case old > 0 && tpGiven && old != f.TP:
+		return usagef("--attention-dp %d and --tp %d disagree: the number of attention-DP owners is the TP size (give --tp %d --attention-dp)", old, f.TP, old)
+	case old > 0:
+		f.owners = old
+	default:
+		f.owners = f.TP
 	}
 	return nil
 }

@@ -61,7 +61,7 @@ Exit codes: 2 for bad flags or unreadable/invalid input.`,
 		Example: `$ kvctl keys --tokens testdata/prompt-64.json --tokens-per-block 16 --model-key m
 $ seq 0 63 | kvctl keys --tokens - --tokens-per-block 16 --model-key m -o keys
 $ kvctl keys --requests testdata/requests.jsonl --tokens-per-block 32 --model-key m --tp 4 --all-ranks -o jsonl`,
-		Args: noArgs,
+		Args: noArgsAfterOldADP(&opts.Key.AttentionDP),
 		RunE: func(c *cobra.Command, _ []string) error {
 			setup, err := opts.validate(c, ios, g)
 			if err != nil {

@@ -66,7 +66,7 @@ is lost, 4 when the pool is unreachable.`,
 $ kvctl serve --single-rank --synthetic conversations=50,turns=4 -o json
 $ kvctl serve --single-rank --trace conversation.jsonl --pool redis://127.0.0.1:6379/0 --stats-interval 10s
 $ kvctl serve --single-rank --addr 127.0.0.1:8000`,
-		Args: noArgs,
+		Args: noArgsAfterOldADP(&o.Key.AttentionDP),
 		RunE: func(c *cobra.Command, _ []string) error {
 			cfg, src, err := o.config(c, ios, g)
 			if err != nil {
@@ -88,7 +88,6 @@ $ kvctl serve --single-rank --addr 127.0.0.1:8000`,
 	fs.Uint64Var(&o.PoolSeed, "seed", 0, "seed of the embedded pool's random shard walks (a mem:// --pool takes seed= instead)")
 	fs.StringVar(&o.Addr, "addr", "127.0.0.1:8000", "listen address of the HTTP front (without --trace/--synthetic)")
 	fs.BoolVar(&o.RealTime, "real-time", false, "HTTP front: pace modelled iteration costs in wall time (realistic latency; default: as fast as the CPU allows)")
-	o.Key.noADPFlag = true
 	o.Key.registerWithDefaults(fs, false, engine.DefaultTokensPerBlock, fmt.Sprintf("0:%d", engine.DefaultPageBytes))
 	o.registerEngine(fs)
 	return c

@@ -53,7 +53,7 @@ func (o *serveOptions) config(c *cobra.Command, ios *IOStreams, g *globalOptions
 // with the key settings and the flags given as text, and checks it.
 func (o *serveOptions) engineConfig(settings keys.Settings, ios *IOStreams, g *globalOptions) (engine.Config, error) {
 	cfg := o.Engine
-	cfg.Keys = settings
+	cfg.Keys, cfg.AttentionDP = settings, o.Key.owners
 	cfg.Verify, cfg.MemoryLimit = o.Verify && !o.NoVerify, engine.SuggestedMemoryLimit
 	if err := o.parse(&cfg); err != nil {
 		return cfg, err

@@ -7,7 +7,6 @@ import (
 
 	"github.com/kvctl/kvctl/connector"
 	"github.com/kvctl/kvctl/engine"
-	"github.com/kvctl/kvctl/keys"
 	"github.com/kvctl/kvctl/size"
 	"github.com/spf13/pflag"
 )
@@ -25,7 +24,6 @@ func (o *serveOptions) registerEngine(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.Verify, "verify", true, "compare every loaded page with the computed one (--verify=false: do not)")
 	fs.BoolVar(&o.NoVerify, "no-verify", false, "do not compare loaded pages with the computed ones")
 	markDeprecated(fs, "no-verify", "--verify=false")
-	fs.IntVar(&cfg.AttentionDP, "attention-dp", 0, fmt.Sprintf("run N attention-DP owners sharing the pool and the w1r0 key space, 0..%d", keys.MaxWorld))
 	fs.StringVar(&cfg.Draft.Kind, "draft", "", "speculative prefill with a one-model draft: mtp, mtp-eagle or eagle3 (context-only requests)")
 	fs.IntVar(&cfg.Draft.MaxLen, "max-draft-len", 0, "max_draft_len of --draft")
 
