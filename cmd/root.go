@@ -8,7 +8,10 @@
 // globalOptions (global.go); the printers are in output.go, the IO streams
 // in iostreams.go, the mapping from errors to exit codes in exitcode.go and
 // what Ctrl-C does (stdin reads it ends, the interrupted message) in
-// interrupt.go.
+// interrupt.go. Flags several commands share are registered in one place
+// each: the key flags in keyflags.go (--attention-dp's value in
+// attentiondp.go), --pool and $KVCTL_POOL in pool.go; old spellings and
+// their warnings in deprecated.go (docs/flag-names.md lists them).
 // Nothing below cmd prints.
 package cmd
 
