@@ -21,6 +21,8 @@ type holesOptions struct {
 	Trace         string
 	TraceFormat   string
 	Key           keyFlags
+	Layout        string
+	poolLayout    bool // read the layout from the pool (--layout auto)
 	Leasing       bool
 	Simulate      bool
 	Capacity      string
@@ -46,7 +48,9 @@ granted; --leasing probes as the connector's batch_is_exist does, and says so),
 one batched call per request, and prints per request its counts and a block map:
 '#' present, '.' missing (inside a hole or at the tail). A block is present only
 if every page of it exists: every layer group, every TP rank's shard, every
-replicated page.
+replicated page. Given no layout flag, the probe reads the layout from the
+pool's own keys and says what it found (--layout auto); a probe with an explicit
+layout that finds nothing says which key segment the pool's pages differ in.
 
 With --simulate it replays the requests in arrival order into an embedded pool
 (metadata only, so large pools fit on a small machine) with Mooncake's leases
@@ -58,7 +62,8 @@ Requests: --requests (kvctl JSONL) or --trace (kvctl JSONL or a Mooncake FAST'25
 trace, whose tokens are synthesised per 512-token block from its hash ids).
 Definitions: docs/holes.md.
 
-Exit codes: 2 for bad flags or input, 4 when the pool is unreachable.`,
+Exit codes: 2 for bad flags or input (and for a pool holding several layouts
+of the model under --layout auto), 4 when the pool is unreachable.`,
 		Example: `$ kvctl holes --pool mooncake://10.0.0.5:9003 --requests reqs.jsonl --tokens-per-block 32 --model-key m
 $ kvctl holes --pool redis://127.0.0.1:6379/0 --requests reqs.jsonl --tokens-per-block 32 --model-key m -o json
 $ kvctl holes --simulate --trace conversation.jsonl --tokens-per-block 32 --model-key m --sweep capacity=16GiB,64GiB,256GiB`,
@@ -80,6 +85,7 @@ $ kvctl holes --simulate --trace conversation.jsonl --tokens-per-block 32 --mode
 	fs.StringVar(&o.Trace, "trace", "", "trace file: kvctl JSONL or a Mooncake FAST'25 trace")
 	fs.StringVar(&o.TraceFormat, "trace-format", "auto", "trace format: auto, kvctl or mooncake")
 	o.Key.register(fs, false)
+	registerLayout(fs, &o.Layout)
 	fs.BoolVar(&o.Leasing, "leasing", false, "probe as the connector does, granting leases (changes eviction)")
 	fs.BoolVar(&o.Simulate, "simulate", false, "predict holes by replaying into an embedded pool with Mooncake eviction")
 	fs.StringVar(&o.Capacity, "capacity", "", "simulated pool capacity, e.g. 64GiB")
@@ -114,6 +120,9 @@ func (o *holesOptions) validate(c *cobra.Command, ios *IOStreams, g *globalOptio
 	if o.Simulate && o.Leasing {
 		return keys.Settings{}, nil, usagef("--leasing is for probing a pool; a simulation always looks up as the connector does")
 	}
+	if err := o.checkLayout(c); err != nil {
+		return keys.Settings{}, nil, err
+	}
 	setup, err := o.Key.resolve(c, ios.Getenv)
 	if err != nil {
 		return setup, nil, err
@@ -145,6 +154,11 @@ func runHolesProbe(c *cobra.Command, ios *IOStreams, g *globalOptions, o *holesO
 		return err
 	}
 	defer st.Close()
+	if o.poolLayout {
+		if s.Layout, err = layoutFromPool(c.Context(), ios, st, s); err != nil {
+			return err
+		}
+	}
 	bar := newProgress(ios, g, "probing", 0)
 	rep, err := holes.Probe(c.Context(), st, o.Pool.URL, src, holes.ProbeOptions{
 		Keys: s, Leasing: o.Leasing,
@@ -158,7 +172,30 @@ func runHolesProbe(c *cobra.Command, ios *IOStreams, g *globalOptions, o *holesO
 	if err != nil {
 		return err
 	}
+	if !o.poolLayout && rep.Summary.HitBlocks == 0 && rep.Summary.Blocks > 0 {
+		if rep.Diagnosis = diagnoseMiss(c.Context(), st, s); rep.Diagnosis != "" {
+			fmt.Fprintf(ios.ErrOut, "warning: no block found: %s\n", rep.Diagnosis)
+		}
+	}
 	return printHolesProbe(ios, g, rep)
+}
+
+// checkLayout decides whether a probe reads its layout from the pool
+// (--layout auto with no layout flag); T, which resolve requires, is then
+// a placeholder until the pool says.
+func (o *holesOptions) checkLayout(c *cobra.Command) error {
+	auto, err := wantsPoolLayout(c, o.Layout)
+	if err != nil {
+		return err
+	}
+	if c.Flags().Changed("layout") && o.Simulate {
+		return usagef("--layout is for probing a pool (--pool)")
+	}
+	o.poolLayout = auto && !o.Simulate
+	if o.poolLayout {
+		o.Key.TokensPerBlock = placeholderT
+	}
+	return nil
 }
 
 // printHolesProbe prints a probe's report as JSON or a table.

@@ -42,7 +42,7 @@ type keyFlags struct {
 }
 
 func (f *keyFlags) register(fs *pflag.FlagSet, scopeFlags bool) {
-	f.registerWithDefaults(fs, scopeFlags, connector.DefaultTokensPerBlock, "0:64KiB")
+	f.registerWithDefaults(fs, scopeFlags, connector.DefaultTokensPerBlock, keys.DefaultLayerGroup.String())
 }
 
 // registerWithDefaults registers the key flags with a default T (where
@@ -66,7 +66,7 @@ func (f *keyFlags) registerWithDefaults(fs *pflag.FlagSet, scopeFlags bool, defa
 	fs.BoolVar(&f.AllRanks, "all-ranks", false, "key every TP rank's shard, as a TP lookup asks for them")
 	fs.Var(&f.AttentionDP, "attention-dp", "attention data parallelism, TensorRT-LLM's enable_attention_dp: every owner keys whole pages w1r0, and --tp is the number of owners (serve runs them) (default: enable_attention_dp from --llm-config)")
 	fs.Lookup("attention-dp").NoOptDefVal = "true"
-	fs.StringArrayVar(&f.LayerGroups, "layer-group", nil, "layer group as ID:BYTES_PER_PAGE, e.g. 0:64KiB (repeatable; default "+defaultLG+")")
+	fs.StringArrayVar(&f.LayerGroups, "layer-group", nil, "layer group as ID:BYTES_PER_PAGE, e.g. 0:64KiB (repeatable; default "+defaultLG+", docs/keys.md says why)")
 	fs.StringArrayVar(&f.Replicated, "replicated-layer-group", nil, "replicated layer group as ID:BYTES_PER_PAGE, keyed 'replicated' (repeatable)")
 	fs.BoolVar(&f.GroupKeys, "group-keys", false, "also spell each block's eviction group key")
 	fs.StringVar(&f.MooncakeConfig, "mooncake-config", "", "Mooncake client JSON (default $MOONCAKE_CONFIG_PATH): namespace (cache_prefix under trtllm-fork and trtllm-legacy), model_key")

@@ -43,6 +43,8 @@ func TestScripts(t *testing.T) {
 			"exits":             exitsCmd,
 			"truncating-master": truncatingMasterCmd,
 			"restarted-master":  restartedMasterCmd,
+			"free-addr":         freeAddrCmd,
+			"http":              httpCmd,
 		},
 		RequireExplicitExec: false,
 	})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/kvctl/kvctl/engine"
+	"github.com/kvctl/kvctl/keys"
 	"github.com/kvctl/kvctl/pool"
 	"github.com/kvctl/kvctl/workload"
 	"github.com/spf13/cobra"
@@ -22,6 +23,7 @@ type serveOptions struct {
 	Pool        poolFlag
 	Addr        string
 	RealTime    bool
+	APIKey      string
 	Key         keyFlags
 	Engine      engine.Config
 
@@ -51,10 +53,12 @@ traffic replays as fast as the CPU allows.
 
 Requests: --trace FILE (kvctl requests JSONL, or a Mooncake FAST'25 trace) or
 --synthetic conversations=200,turns=6,system=2048,user=512,output=256. Without
-either, serve listens on --addr: POST /v1/completions (an OpenAI subset, with
-streaming), GET /v1/models, /healthz, /metrics, and the Mooncake master admin
-paths over its pool, so kvctl holes --pool mooncake://ADDR reads it. Ctrl-C or
-SIGTERM shuts it down gracefully (exit 130).
+either, serve listens on --addr: POST /v1/completions and /v1/chat/completions
+(OpenAI subsets, streaming one chunk per token), GET /v1/models, /healthz,
+/metrics, and the Mooncake master admin paths over its pool, so kvctl holes
+--pool mooncake://ADDR reads it. --api-key (or $KVCTL_API_KEY) makes the /v1
+paths require it as a Bearer token. Ctrl-C or SIGTERM shuts it down gracefully
+(exit 130).
 The pool is --pool, else $KVCTL_POOL (serve says so on stderr), else an
 embedded mem:// pool sized for the run, on the replay's clock; with --pool
 redis://... several processes share one pool.
@@ -65,7 +69,8 @@ is lost, 4 when the pool is unreachable.`,
 		Example: `$ kvctl serve --single-rank --trace testdata/trace-small.jsonl
 $ kvctl serve --single-rank --synthetic conversations=50,turns=4 -o json
 $ kvctl serve --single-rank --trace conversation.jsonl --pool redis://127.0.0.1:6379/0 --stats-interval 10s
-$ kvctl serve --single-rank --addr 127.0.0.1:8000`,
+$ kvctl serve --single-rank --addr 127.0.0.1:8000
+$ kvctl serve --single-rank --addr 0.0.0.0:8000 --api-key sk-local`,
 		Args: noArgsAfterOldADP(&o.Key.AttentionDP),
 		RunE: func(c *cobra.Command, _ []string) error {
 			cfg, src, err := o.config(c, ios, g)
@@ -88,7 +93,8 @@ $ kvctl serve --single-rank --addr 127.0.0.1:8000`,
 	fs.Uint64Var(&o.PoolSeed, "seed", 0, "seed of the embedded pool's random shard walks (a mem:// --pool takes seed= instead)")
 	fs.StringVar(&o.Addr, "addr", "127.0.0.1:8000", "listen address of the HTTP front (without --trace/--synthetic)")
 	fs.BoolVar(&o.RealTime, "real-time", false, "HTTP front: pace modelled iteration costs in wall time (realistic latency; default: as fast as the CPU allows)")
-	o.Key.registerWithDefaults(fs, false, engine.DefaultTokensPerBlock, fmt.Sprintf("0:%d", engine.DefaultPageBytes))
+	fs.StringVar(&o.APIKey, "api-key", "", "HTTP front: require Authorization: Bearer KEY on the /v1 paths and /query_key (default $KVCTL_API_KEY; none: open)")
+	o.Key.registerWithDefaults(fs, false, engine.DefaultTokensPerBlock, keys.DefaultLayerGroup.String())
 	o.registerEngine(fs)
 	return c
 }
