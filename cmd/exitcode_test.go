@@ -56,7 +56,7 @@ func TestRunExitCodes(t *testing.T) {
 		{[]string{"version"}, ExitOK},
 		{[]string{"keys", "--tokens", "-", "--tokens-per-block", "0"}, ExitUsage},
 		{[]string{"serve", "--single-rank", "--synthetic", "conversations=1", "--fault-missing-rate", "1.5"}, ExitUsage},
-		{[]string{"serve", "--single-rank", "--synthetic", "conversations=1", "--attention-dp", "2", "--tp", "2"}, ExitUsage},
+		{[]string{"serve", "--single-rank", "--synthetic", "conversations=1", "--attention-dp", "2", "--tp", "3"}, ExitUsage},
 		{[]string{"serve", "--single-rank", "--synthetic", "conversations=1", "--async-load", "--tp", "2"}, ExitUsage},
 		{[]string{"nosuchcommand"}, ExitUsage},
 		{[]string{"pool", "stat", "--pool", "redis://127.0.0.1:1"}, ExitPoolUnreachable},

@@ -26,7 +26,8 @@ type holesOptions struct {
 	Leasing       bool
 	Simulate      bool
 	Capacity      string
-	SweepCapacity string
+	Sweep         []string
+	SweepCapacity string // deprecated spelling of --sweep capacity=
 	SoftPinTTLMS  int64
 	GroupBlocks   bool
 	EvictionRatio float64
@@ -42,7 +43,7 @@ func newHolesCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
 		Long: `A prefix lookup stops at the first missing block, so a block evicted from the
 middle of a chain makes every stored block behind it useless. holes shows where.
 
-With --pool it probes a pool for every request's blocks (read-only: no lease is
+With --pool (or $KVCTL_POOL) it probes a pool for every request's blocks (read-only: no lease is
 granted; --leasing probes as the connector's batch_is_exist does, and says so),
 one batched call per request, and prints per request its counts and a block map:
 '#' present, '.' missing (inside a hole or at the tail). A block is present only
@@ -54,8 +55,8 @@ layout that finds nothing says which key segment the pool's pages differ in.
 With --simulate it replays the requests in arrival order into an embedded pool
 (metadata only, so large pools fit on a small machine) with Mooncake's leases
 and eviction on the trace's clock, and reports the same statistics;
---sweep-capacity runs several capacities in parallel and charts hit rate and
-stranded blocks against capacity.
+--sweep capacity=A,B,... runs several capacities in parallel and charts hit
+rate and stranded blocks against capacity.
 
 Requests: --requests (kvctl JSONL) or --trace (kvctl JSONL or a Mooncake FAST'25
 trace, whose tokens are synthesised per 512-token block from its hash ids).
@@ -65,8 +66,8 @@ Exit codes: 2 for bad flags or input (and for a pool holding several layouts
 of the model under --layout auto), 4 when the pool is unreachable.`,
 		Example: `$ kvctl holes --pool mooncake://10.0.0.5:9003 --requests reqs.jsonl --tokens-per-block 32 --model-key m
 $ kvctl holes --pool redis://127.0.0.1:6379/0 --requests reqs.jsonl --tokens-per-block 32 --model-key m -o json
-$ kvctl holes --simulate --trace conversation.jsonl --tokens-per-block 32 --layer-group 0:64KiB --model-key m --sweep-capacity 16GiB,64GiB,256GiB`,
-		Args: noArgs,
+$ kvctl holes --simulate --trace conversation.jsonl --tokens-per-block 32 --layer-group 0:64KiB --model-key m --sweep capacity=16GiB,64GiB,256GiB`,
+		Args: noArgsAfterOldADP(&o.Key.AttentionDP),
 		RunE: func(c *cobra.Command, _ []string) error {
 			setup, src, err := o.validate(c, ios, g)
 			if err != nil {
@@ -88,7 +89,9 @@ $ kvctl holes --simulate --trace conversation.jsonl --tokens-per-block 32 --laye
 	fs.BoolVar(&o.Leasing, "leasing", false, "probe as the connector does, granting leases (changes eviction)")
 	fs.BoolVar(&o.Simulate, "simulate", false, "predict holes by replaying into an embedded pool with Mooncake eviction")
 	fs.StringVar(&o.Capacity, "capacity", "", "simulated pool capacity, e.g. 64GiB")
+	fs.StringArrayVar(&o.Sweep, "sweep", nil, "simulate several capacities, PARAM=V1,V2,... with PARAM capacity, e.g. capacity=16GiB,64GiB,256GiB (repeatable: the capacities add up)")
 	fs.StringVar(&o.SweepCapacity, "sweep-capacity", "", "simulate several capacities, e.g. 16GiB,64GiB,256GiB")
+	markDeprecated(fs, "sweep-capacity", "--sweep capacity=A,B")
 	fs.Int64Var(&o.SoftPinTTLMS, "soft-pin-ttl-ms", 0, fmt.Sprintf("soft-pin every simulated put for this many milliseconds, 0..%d", maxSoftPinTTLMS))
 	fs.BoolVar(&o.GroupBlocks, "group-blocks", false, "put every page of a block into the block's eviction group")
 	fs.Float64Var(&o.EvictionRatio, "eviction-ratio", 0.05, "eviction_ratio of the simulated master")
@@ -105,11 +108,14 @@ func (o *holesOptions) validate(c *cobra.Command, ios *IOStreams, g *globalOptio
 	if (o.Requests == "") == (o.Trace == "") {
 		return keys.Settings{}, nil, usagef("give exactly one of --requests or --trace")
 	}
-	if o.Simulate == (o.Pool.URL != "") {
-		return keys.Settings{}, nil, usagef("give exactly one of --pool (probe a pool) or --simulate")
+	if o.Simulate && o.Pool.URL != "" {
+		return keys.Settings{}, nil, usagef("give --pool (probe a pool) or --simulate, not both")
 	}
-	if !o.Simulate && (o.Capacity != "" || o.SweepCapacity != "" || c.Flags().Changed("segment-bytes")) {
-		return keys.Settings{}, nil, usagef("--capacity, --sweep-capacity and --segment-bytes are for --simulate")
+	if !o.Simulate && o.Pool.resolve(ios) == "" {
+		return keys.Settings{}, nil, usagef("give --pool (or set %s) to probe a pool, or --simulate", poolEnv)
+	}
+	if !o.Simulate && (o.Capacity != "" || o.isSweep() || c.Flags().Changed("segment-bytes")) {
+		return keys.Settings{}, nil, usagef("--capacity, --sweep and --segment-bytes are for --simulate")
 	}
 	if o.Simulate && o.Leasing {
 		return keys.Settings{}, nil, usagef("--leasing is for probing a pool; a simulation always looks up as the connector does")
@@ -132,6 +138,9 @@ func (o *holesOptions) validate(c *cobra.Command, ios *IOStreams, g *globalOptio
 	}
 	path, format := o.Trace, o.TraceFormat
 	if o.Requests != "" {
+		if err := refuseTrace(o.Requests); err != nil {
+			return setup, nil, err
+		}
 		path, format = o.Requests, workload.FormatKvctl
 	}
 	src, err := workload.Open(path, format)
@@ -204,18 +213,47 @@ func printHolesProbe(ios *IOStreams, g *globalOptions, rep holes.Report) error {
 	return printHolesReport(ios, rep)
 }
 
+// isSweep reports whether a capacity sweep was asked for.
+func (o *holesOptions) isSweep() bool { return len(o.Sweep) > 0 || o.SweepCapacity != "" }
+
+// sweptCapacities returns the capacities of --sweep capacity=... (and of
+// the deprecated --sweep-capacity), comma-separated.
+func (o *holesOptions) sweptCapacities() (string, error) {
+	var specs []string
+	if o.SweepCapacity != "" {
+		specs = append(specs, o.SweepCapacity)
+	}
+	for _, sw := range o.Sweep {
+		param, values, ok := strings.Cut(sw, "=")
+		if !ok || values == "" {
+			return "", usagef("--sweep %q: want capacity=V1,V2,...", sw)
+		}
+		if param != "capacity" {
+			return "", usagef("--sweep %s: unknown parameter (want capacity)", param)
+		}
+		specs = append(specs, values)
+	}
+	return strings.Join(specs, ","), nil
+}
+
 func (o *holesOptions) capacities() ([]int64, error) {
-	spec := o.SweepCapacity
+	spec, err := o.sweptCapacities()
+	if err != nil {
+		return nil, err
+	}
 	if (o.Capacity == "") == (spec == "") {
-		return nil, usagef("give exactly one of --capacity or --sweep-capacity with --simulate")
+		return nil, usagef("give exactly one of --capacity or --sweep capacity=... with --simulate")
 	}
 	if spec == "" {
 		spec = o.Capacity
 	}
 	var out []int64
 	for _, part := range strings.Split(spec, ",") {
-		n, err := size.Parse(part)
-		if err != nil || n <= 0 {
+		n, err := size.Parse(strings.TrimSpace(part))
+		if err != nil {
+			return nil, usagef("capacity: %v", err)
+		}
+		if n <= 0 {
 			return nil, usagef("capacity %q: want a positive size such as 64GiB", part)
 		}
 		out = append(out, n)
@@ -250,13 +288,13 @@ func runHolesSimulate(c *cobra.Command, ios *IOStreams, g *globalOptions, o *hol
 	runs, err := holes.Sweep(c.Context(), reqs, opts, caps)
 	bar.finish()
 	if errors.Is(err, context.Canceled) {
-		_ = printSimulation(ios, g, o.SweepCapacity != "", runs)
+		_ = printSimulation(ios, g, o.isSweep(), runs)
 		return interruptedAfter(err, simulatedRequests(runs), int64(len(reqs)*len(caps)))
 	}
 	if err != nil {
 		return asUsage(err)
 	}
-	return printSimulation(ios, g, o.SweepCapacity != "", runs)
+	return printSimulation(ios, g, o.isSweep(), runs)
 }
 
 // simulatedRequests counts the requests the runs of a sweep replayed.

@@ -22,8 +22,8 @@ func runServeHTTP(ctx context.Context, ios *IOStreams, g *globalOptions, o *serv
 		err error
 	)
 	cfg.Clock = engine.NewClock()
-	if o.Pool != "" {
-		st, err = openServePool(ctx, o.Pool, cfg.Clock)
+	if o.Pool.URL != "" {
+		st, err = openServePool(ctx, o.Pool.URL, cfg.Clock)
 	} else {
 		st, err = openEmbeddedPool(cfg.Clock, defaultLiveCapacity, o.PoolSeed)
 	}
