@@ -1,9 +1,6 @@
 package cuda
 
-import (
-	"errors"
-	"fmt"
-)
+import "fmt"
 
 // GPUInfo describes one GPU as NVML or the CUDA driver sees it. Fields a
 // source cannot tell are zero.
@@ -66,7 +63,7 @@ func Discover() ([]GPUInfo, DriverInfo, error) {
 	}
 	gpus, info, cudaErr := discoverDriver()
 	if cudaErr != nil {
-		return nil, DriverInfo{}, fmt.Errorf("discovering GPUs: %w", errors.Join(nvmlErr, cudaErr))
+		return nil, DriverInfo{}, fmt.Errorf("discovering GPUs: %w", joinErrors(nvmlErr, cudaErr))
 	}
 	info.Source = "cuda"
 	info.NVMLError = nvmlErr.Error()

@@ -1,7 +1,6 @@
 package cuda
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 	"unsafe"
@@ -108,7 +107,7 @@ func openDriver() (*driver, error) {
 		errs = append(errs, err)
 	}
 	if handle == 0 {
-		return nil, fmt.Errorf("opening %s: %w", driverLibraries[0], errors.Join(errs...))
+		return nil, fmt.Errorf("opening %s: %w", driverLibraries[0], joinErrors(errs...))
 	}
 	d := &driver{}
 	if err := d.bind(handle); err != nil {
