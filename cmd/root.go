@@ -105,6 +105,7 @@ Exit codes: 0 ok, 1 failure, 2 usage error, 3 verification failed,
 	root.SetErr(ios.ErrOut)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return asUsage(err) })
 	g.register(root.PersistentFlags())
+	setVersionFlag(root)
 	for _, c := range subcommands(ios, g) {
 		root.AddCommand(c)
 	}
