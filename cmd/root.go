@@ -8,7 +8,7 @@
 // globalOptions (global.go); the printers are in output.go, the IO streams
 // in iostreams.go, the mapping from errors to exit codes in exitcode.go and
 // what Ctrl-C does (stdin reads it ends, the interrupted message) in
-// interrupt.go.
+// interrupt.go, the shell completion of flag values in completion.go.
 // Nothing below cmd prints.
 package cmd
 
@@ -110,6 +110,7 @@ Exit codes: 0 ok, 1 failure, 2 usage error, 3 verification failed,
 		root.AddCommand(c)
 	}
 	guardGroups(root)
+	registerFlagValues(root)
 	return root
 }
 
