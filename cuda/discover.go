@@ -53,8 +53,9 @@ type DriverInfo struct {
 
 // Discover lists the GPUs and the driver through NVML, or through the CUDA
 // driver (cuDeviceGetCount, cuDeviceGetName, cuDeviceTotalMem_v2,
-// cuDriverGetVersion) when NVML is unavailable (no NVML library, or a
-// build without cgo). When neither answers, the error wraps ErrNoDriver.
+// cuDriverGetVersion) when NVML is unavailable (no libnvidia-ml). Both are
+// bound at run time, without cgo. When neither answers, the error wraps
+// ErrNoDriver and says, on one line, why each failed.
 func Discover() ([]GPUInfo, DriverInfo, error) {
 	gpus, info, nvmlErr := discoverNVML()
 	if nvmlErr == nil {
