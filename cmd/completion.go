@@ -38,16 +38,15 @@ var flagValues = map[string]cobra.CompletionFunc{
 }
 
 // registerFlagValues registers flagValues' completion on every flag of c
-// and the commands below it that has one.
+// and the commands below it that has one, unless the command registered
+// its own.
 func registerFlagValues(c *cobra.Command) {
 	c.LocalFlags().VisitAll(func(f *pflag.Flag) {
 		fn, ok := flagValues[f.Name]
-		if !ok {
+		if _, own := c.GetFlagCompletionFunc(f.Name); !ok || own {
 			return
 		}
-		if err := c.RegisterFlagCompletionFunc(f.Name, fn); err != nil {
-			panic(err) // a flag registered twice: a programming error found at start-up
-		}
+		_ = c.RegisterFlagCompletionFunc(f.Name, fn) // cannot fail: the flag exists and has none
 	})
 	for _, s := range c.Commands() {
 		registerFlagValues(s)
