@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/kvctl/kvctl/cuda"
@@ -9,6 +10,7 @@ import (
 	"github.com/kvctl/kvctl/size"
 	"github.com/kvctl/kvctl/transfer"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // benchOptions are bench's flags. Those transfer.BenchOptions can hold
@@ -17,7 +19,7 @@ import (
 type benchOptions struct {
 	run          transfer.BenchOptions
 	Device       string
-	Pool         string
+	Pool         poolFlag
 	PageBytes    string
 	Bytes        string
 	StagingBytes string
@@ -61,13 +63,12 @@ connector does), kernel (a gather/scatter kernel over mapped pinned memory) or
 batch (cuMemcpyBatchAsync, CUDA 12.8+). --direct registers the embedded pool's
 arenas with the driver and copies without staging: loads read values in place,
 saves reserve their values in the arenas, gather the pages straight into them
-and publish them once the copies finished. --sweep PARAM=V1,V2 (page-bytes,
-regions-per-page, copy, workers, batch, direct; repeatable: the runs are the
-cross product) runs several configurations. Each run first makes --warmup
+and publish them once the copies finished. --sweep PARAM=V1,V2 (` + sweepParams(dir) + `;
+repeatable: the runs are the cross product) runs several configurations. Each run first makes --warmup
 untimed transfers of the same pages with the same loader or saver (1 by
 default), so that one-time costs of the process stay out of the figure; the
 GPU pages are zeroed (loads) or the keys removed (saves) before the timed
-transfer. A pool named with --pool keeps none of the run's keys
+transfer. A pool named with --pool (or $KVCTL_POOL) keeps none of the run's keys
 (kvctl-bench/PAGE_BYTES/SEED/N) once it ends, unless --keep.
 
 Exit codes: 3 when --verify finds a page that differs, 5 when --device cuda
@@ -84,25 +85,37 @@ finds no usable GPU or driver.`,
 	}
 	fs := c.Flags()
 	fs.StringVar(&o.Device, "device", "auto", "device: auto, host, cuda or cuda:N")
-	fs.StringVar(&o.Pool, "pool", "", "pool URL (default: a fresh embedded mem:// pool sized for the run)")
+	o.Pool.registerDefault(fs, "a fresh embedded mem:// pool sized for the run")
 	fs.BoolVar(&o.Keep, "keep", false, "leave the run's keys in the --pool pool (removed by default)")
 	fs.StringVar(&o.PageBytes, "page-bytes", size.Format(transfer.DefaultBenchPageBytes), "bytes per page (one layer group)")
 	fs.IntVar(&o.run.RegionsPerPage, "regions-per-page", transfer.DefaultBenchRegionsPerPage, "regions per page (K and V: 2)")
 	fs.IntVar(&o.run.Pages, "pages", 0, "pages to move (default: --bytes worth)")
 	fs.StringVar(&o.Bytes, "bytes", "256MiB", "bytes to move, when --pages is not given")
-	fs.IntVar(&o.run.Batch, "batch", transfer.DefaultBatch, "transfer_batch_size: pages per store call")
+	fs.IntVar(&o.run.Batch, "transfer-batch-size", transfer.DefaultBatch, "transfer_batch_size: pages per store call")
+	deprecatedAlias(fs, "batch", "transfer-batch-size")
 	fs.StringVar(&o.StagingBytes, "staging-bytes", size.Format(transfer.DefaultStagingBytes), "staging_buffer_bytes: pinned staging per direction")
-	fs.IntVar(&o.run.Workers, "workers", transfer.DefaultWorkers, fmt.Sprintf("async load workers (with --async), 1..%d", maxBenchWorkers))
-	fs.BoolVar(&o.run.Async, "async", false, "load through the asynchronous loader (loads only)")
+	if dir == transfer.DirectionLoad {
+		o.registerAsyncLoad(fs)
+	}
 	fs.StringVar(&o.Copy, "copy", "memcpy", "copy mode: memcpy, kernel or batch")
 	fs.BoolVar(&o.run.Direct, "direct", false, "copy straight between the GPU and the pool's registered arenas, no staging (mem:// only)")
-	fs.StringArrayVar(&o.Sweep, "sweep", nil, "sweep a parameter: page-bytes=4KiB,64KiB | regions-per-page=1,2 | copy=memcpy,kernel | workers=1,2,4 | batch=64,256 | direct=false,true (repeatable)")
+	fs.StringArrayVar(&o.Sweep, "sweep", nil, "sweep a parameter, PARAM=V1,V2,... with PARAM one of "+sweepParams(dir)+", e.g. page-bytes=4KiB,64KiB (repeatable)")
 	fs.BoolVar(&o.run.Verify, "verify", true, "check every page byte-identical after the transfer (xxh3-128)")
 	fs.IntVar(&o.run.Warmups, "warmup", 1, fmt.Sprintf("untimed runs of the same transfer before the timed one, 0..%d (0: none)", maxBenchWarmups))
 	return c
 }
 
+// registerAsyncLoad registers the flags of bench load's asynchronous
+// loader, named as serve names them (async_load, async_load_workers).
+func (o *benchOptions) registerAsyncLoad(fs *pflag.FlagSet) {
+	fs.BoolVar(&o.run.Async, "async-load", false, "async_load: load through the asynchronous loader")
+	deprecatedAlias(fs, "async", "async-load")
+	fs.IntVar(&o.run.Workers, "async-load-workers", transfer.DefaultWorkers, fmt.Sprintf("async_load_workers sharing one FIFO queue (with --async-load), 1..%d", maxBenchWorkers))
+	deprecatedAlias(fs, "workers", "async-load-workers")
+}
+
 func runBench(ctx context.Context, ios *IOStreams, g *globalOptions, dir transfer.Direction, o *benchOptions) error {
+	o.Pool.resolve(ios)
 	runs, err := o.plan(dir)
 	if err != nil {
 		return err
@@ -112,20 +125,34 @@ func runBench(ctx context.Context, ios *IOStreams, g *globalOptions, dir transfe
 		return err
 	}
 	defer dev.Close()
-	bar := newProgress(ios, g, "bench", len(runs))
+	o.Pool.noteFromEnv(ios, g)
+	bar := newProgress(ios, g, "bench", "runs", len(runs))
 	var results []transfer.BenchResult
 	for i, r := range runs {
-		r.RemoveKeys = o.Pool != "" && !o.Keep
-		res, err := benchOnce(ctx, ios, dev, o.Pool, r)
+		r.RemoveKeys = o.Pool.URL != "" && !o.Keep
+		res, err := benchOnce(ctx, ios, dev, o.Pool.URL, r)
 		bar.update(i+1, "")
 		if err != nil {
-			bar.done()
-			return err
+			bar.finish()
+			return benchInterrupted(ios, g, len(o.Sweep) > 0, results, len(runs), err)
 		}
 		results = append(results, res)
 	}
-	bar.done()
-	return printBench(ios, g, len(o.Sweep) > 0, results)
+	bar.finish()
+	return printBench(ios, g, len(o.Sweep) > 0, results, false)
+}
+
+// benchInterrupted ends a bench that failed with err after the runs in
+// results: when Ctrl-C stopped it, it prints the runs finished, the report
+// marked interrupted, and says how many of total ran; else it returns err.
+func benchInterrupted(ios *IOStreams, g *globalOptions, sweep bool, results []transfer.BenchResult, total int, err error) error {
+	if !errors.Is(err, context.Canceled) {
+		return err
+	}
+	if len(results) > 0 {
+		_ = printBench(ios, g, sweep, results, true)
+	}
+	return interruptedAfterUnits(err, int64(len(results)), int64(total), "runs")
 }
 
 // benchOnce runs one configuration against a fresh embedded pool, or the

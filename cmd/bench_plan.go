@@ -39,9 +39,9 @@ func (o *benchOptions) plan(dir transfer.Direction) ([]transfer.BenchOptions, er
 			return nil, err
 		}
 		if runs[i].Workers > maxBenchWorkers {
-			return nil, usagef("--workers %d is outside 1..%d", runs[i].Workers, maxBenchWorkers)
+			return nil, usagef("--async-load-workers %d is outside 1..%d", runs[i].Workers, maxBenchWorkers)
 		}
-		if runs[i].Direct && o.Pool != "" && !strings.HasPrefix(o.Pool, "mem:") {
+		if runs[i].Direct && o.Pool.URL != "" && !strings.HasPrefix(o.Pool.URL, "mem:") {
 			return nil, usagef("direct transfers need the embedded mem:// pool (its arenas are registered with the driver)")
 		}
 	}
@@ -51,11 +51,11 @@ func (o *benchOptions) plan(dir transfer.Direction) ([]transfer.BenchOptions, er
 func (o *benchOptions) base(dir transfer.Direction) (transfer.BenchOptions, error) {
 	r := o.run
 	r.Direction = dir
-	if dir == transfer.DirectionSave && r.Async {
-		return r, usagef("--async applies to bench load only")
+	if dir == transfer.DirectionSave {
+		r.Workers = transfer.DefaultWorkers // bench save has no loader
 	}
 	if r.Batch <= 0 || r.RegionsPerPage <= 0 || r.Workers <= 0 || r.Pages < 0 || r.Warmups < 0 {
-		return r, usagef("--batch, --regions-per-page and --workers must be positive, --pages and --warmup not negative")
+		return r, usagef("--transfer-batch-size, --regions-per-page and --async-load-workers must be positive, --pages and --warmup not negative")
 	}
 	if r.Warmups > maxBenchWarmups {
 		return r, usagef("--warmup %d is outside 0..%d", r.Warmups, maxBenchWarmups)
@@ -73,24 +73,39 @@ func (o *benchOptions) base(dir transfer.Direction) (transfer.BenchOptions, erro
 	return r, nil
 }
 
+// sweepParams lists the parameters --sweep takes in a direction, by the
+// names of their flags.
+func sweepParams(dir transfer.Direction) string {
+	if dir == transfer.DirectionLoad {
+		return "page-bytes, regions-per-page, copy, transfer-batch-size, async-load-workers or direct"
+	}
+	return "page-bytes, regions-per-page, copy, transfer-batch-size or direct"
+}
+
+// oldSweepParams are the old names of swept parameters, still taken.
+var oldSweepParams = map[string]string{"batch": "transfer-batch-size", "workers": "async-load-workers"}
+
 // set applies one swept parameter.
 func (o *benchOptions) set(r *transfer.BenchOptions, param, v string) error {
+	if current, ok := oldSweepParams[param]; ok {
+		param = current
+	}
 	var err error
-	switch param {
-	case "page-bytes":
+	switch {
+	case param == "page-bytes":
 		r.PageBytes, err = positiveSize("page-bytes", v)
-	case "copy":
+	case param == "copy":
 		r.Mode, err = cuda.ParseCopyMode(v)
-	case "regions-per-page":
+	case param == "regions-per-page":
 		r.RegionsPerPage, err = positiveInt(v)
-	case "workers":
+	case param == "async-load-workers" && r.Direction == transfer.DirectionLoad:
 		r.Workers, err = positiveInt(v)
-	case "batch":
+	case param == "transfer-batch-size":
 		r.Batch, err = positiveInt(v)
-	case "direct":
+	case param == "direct":
 		r.Direct, err = strconv.ParseBool(v)
 	default:
-		err = fmt.Errorf("unknown parameter (want page-bytes, regions-per-page, copy, workers, batch or direct)")
+		err = fmt.Errorf("unknown parameter (want %s)", sweepParams(r.Direction))
 	}
 	return err
 }

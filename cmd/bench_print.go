@@ -6,7 +6,16 @@ import (
 	"github.com/kvctl/kvctl/transfer"
 )
 
-func printBench(ios *IOStreams, g *globalOptions, sweep bool, rs []transfer.BenchResult) error {
+// printBench prints the runs of a bench as JSON or a table; interrupted
+// marks a sweep that Ctrl-C stopped before its last run ("interrupted":
+// true beside the runs in JSON).
+func printBench(ios *IOStreams, g *globalOptions, sweep bool, rs []transfer.BenchResult, interrupted bool) error {
+	if g.Output == "json" && interrupted {
+		return writeJSON(ios.Out, struct {
+			Runs        []transfer.BenchResult `json:"runs"`
+			Interrupted bool                   `json:"interrupted"`
+		}{rs, true})
+	}
 	if g.Output == "json" {
 		return writeRunsJSON(ios.Out, sweep, rs)
 	}

@@ -18,8 +18,8 @@ func newDevicesCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
 		Use:   "devices",
 		Short: "List GPUs, the driver and each PCIe link as NVML and the CUDA driver see them",
 		Long: `List the GPUs, the driver version and each GPU's memory and PCIe link (current
-and maximum generation and width), through NVML (builds with cgo) or the CUDA
-driver.
+and maximum generation and width), through NVML or, without it, the CUDA
+driver; both are loaded at run time, so any build of kvctl can list them.
 
 Exit codes: 5 when no GPU driver is available.`,
 		Example: "$ kvctl devices\n$ kvctl devices -o json",

@@ -9,26 +9,37 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// TestDocsUpToDate fails when docs/cli is stale: run go generate ./cmd/.
+// TestDocsUpToDate fails when docs/cli or docs/man is stale: run go
+// generate ./cmd/.
 func TestDocsUpToDate(t *testing.T) {
 	tmp := t.TempDir()
-	if err := GenerateDocs(tmp); err != nil {
+	md, man := filepath.Join(tmp, "cli"), filepath.Join(tmp, "man")
+	if err := GenerateDocs(md, man); err != nil {
 		t.Fatal(err)
 	}
-	want, _ := filepath.Glob(filepath.Join(tmp, "*.md"))
-	have, _ := filepath.Glob(filepath.Join("..", "docs", "cli", "*.md"))
-	if len(want) != len(have) {
-		t.Fatalf("docs/cli has %d pages, want %d: run go generate ./cmd/", len(have), len(want))
+	checkPagesUpToDate(t, md, "cli", "*.md")
+	checkPagesUpToDate(t, man, "man", "*.1")
+}
+
+// checkPagesUpToDate compares the pages matching pattern in generated with
+// those in docs/name.
+func checkPagesUpToDate(t *testing.T, generated, name, pattern string) {
+	t.Helper()
+	docs := filepath.Join("..", "docs", name)
+	want, _ := filepath.Glob(filepath.Join(generated, pattern))
+	have, _ := filepath.Glob(filepath.Join(docs, pattern))
+	if len(want) == 0 || len(want) != len(have) {
+		t.Fatalf("docs/%s has %d pages, want %d: run go generate ./cmd/", name, len(have), len(want))
 	}
 	for _, w := range want {
-		name := filepath.Base(w)
-		got, err := os.ReadFile(filepath.Join("..", "docs", "cli", name))
+		page := filepath.Base(w)
+		got, err := os.ReadFile(filepath.Join(docs, page))
 		if err != nil {
-			t.Fatalf("docs/cli/%s: %v: run go generate ./cmd/", name, err)
+			t.Fatalf("docs/%s/%s: %v: run go generate ./cmd/", name, page, err)
 		}
 		exp, _ := os.ReadFile(w)
 		if string(got) != string(exp) {
-			t.Errorf("docs/cli/%s is stale: run go generate ./cmd/", name)
+			t.Errorf("docs/%s/%s is stale: run go generate ./cmd/", name, page)
 		}
 	}
 }

@@ -56,7 +56,7 @@ func TestRunExitCodes(t *testing.T) {
 		{[]string{"version"}, ExitOK},
 		{[]string{"keys", "--tokens", "-", "--tokens-per-block", "0"}, ExitUsage},
 		{[]string{"serve", "--single-rank", "--synthetic", "conversations=1", "--fault-missing-rate", "1.5"}, ExitUsage},
-		{[]string{"serve", "--single-rank", "--synthetic", "conversations=1", "--attention-dp", "2", "--tp", "2"}, ExitUsage},
+		{[]string{"serve", "--single-rank", "--synthetic", "conversations=1", "--attention-dp", "2", "--tp", "3"}, ExitUsage},
 		{[]string{"serve", "--single-rank", "--synthetic", "conversations=1", "--async-load", "--tp", "2"}, ExitUsage},
 		{[]string{"nosuchcommand"}, ExitUsage},
 		{[]string{"pool", "stat", "--pool", "redis://127.0.0.1:1"}, ExitPoolUnreachable},
@@ -77,7 +77,7 @@ func TestRunExitCodes(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	ios, _, _ := NewTestIOStreams("")
-	if got := run(ctx, ios, []string{"holes", "--simulate", "--trace", "../workload/testdata/trace-conversation-head.jsonl", "--tokens-per-block", "32", "--capacity", "1GiB"}); got != ExitInterrupted {
+	if got := run(ctx, ios, []string{"holes", "--simulate", "--trace", "../workload/testdata/trace-conversation-head.jsonl", "--tokens-per-block", "32", "--layer-group", "0:64KiB", "--capacity", "1GiB"}); got != ExitInterrupted {
 		t.Errorf("run(cancelled holes --simulate) = %d, want %d", got, ExitInterrupted)
 	}
 }

@@ -30,9 +30,6 @@ func (g *globalOptions) checkOutput(allowed ...string) error {
 	return usagef("--output %q is not offered here (want %s)", g.Output, strings.Join(allowed, ", "))
 }
 
-// isJSON reports whether the output is machine-readable (json or jsonl).
-func (g *globalOptions) isJSON() bool { return g.Output == "json" || g.Output == "jsonl" }
-
 // register binds the shared flags to g.
 func (g *globalOptions) register(pf *pflag.FlagSet) {
 	pf.StringVarP(&g.Output, "output", "o", "table", "output format: table or json (and keys or jsonl where a command offers them)")
@@ -42,18 +39,21 @@ func (g *globalOptions) register(pf *pflag.FlagSet) {
 	pf.StringVar(&g.ExecTrace, "exectrace", "", "write an execution trace of the command to this file (go tool trace)")
 }
 
+// The values of --color and --output, which validate checks and the shell
+// completes (each command's checkOutput offers a part of outputFormats).
+var (
+	colorModes    = []string{"auto", "always", "never"}
+	outputFormats = []string{"table", "json", "jsonl", "keys"}
+)
+
 // validate checks --color and --output and sets the streams' colour mode.
 func (g *globalOptions) validate(ios *IOStreams) error {
-	switch g.Color {
-	case "auto", "always", "never":
-		ios.ColorMode = g.Color
-	default:
+	if !slices.Contains(colorModes, g.Color) {
 		return usagef("--color %q: want auto, always or never", g.Color)
 	}
-	switch g.Output {
-	case "table", "json", "jsonl", "keys":
-	default:
-		return usagef("--output %q: want one of table, json, jsonl, keys", g.Output)
+	ios.ColorMode = g.Color
+	if !slices.Contains(outputFormats, g.Output) {
+		return usagef("--output %q: want one of %s", g.Output, strings.Join(outputFormats, ", "))
 	}
 	return nil
 }

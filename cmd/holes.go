@@ -21,10 +21,13 @@ type holesOptions struct {
 	Trace         string
 	TraceFormat   string
 	Key           keyFlags
+	Layout        string
+	poolLayout    bool // read the layout from the pool (--layout auto)
 	Leasing       bool
 	Simulate      bool
 	Capacity      string
-	SweepCapacity string
+	Sweep         []string
+	SweepCapacity string // deprecated spelling of --sweep capacity=
 	SoftPinTTLMS  int64
 	GroupBlocks   bool
 	EvictionRatio float64
@@ -40,28 +43,31 @@ func newHolesCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
 		Long: `A prefix lookup stops at the first missing block, so a block evicted from the
 middle of a chain makes every stored block behind it useless. holes shows where.
 
-With --pool it probes a pool for every request's blocks (read-only: no lease is
+With --pool (or $KVCTL_POOL) it probes a pool for every request's blocks (read-only: no lease is
 granted; --leasing probes as the connector's batch_is_exist does, and says so),
 one batched call per request, and prints per request its counts and a block map:
 '#' present, '.' missing (inside a hole or at the tail). A block is present only
 if every page of it exists: every layer group, every TP rank's shard, every
-replicated page.
+replicated page. Given no layout flag, the probe reads the layout from the
+pool's own keys and says what it found (--layout auto); a probe with an explicit
+layout that finds nothing says which key segment the pool's pages differ in.
 
 With --simulate it replays the requests in arrival order into an embedded pool
 (metadata only, so large pools fit on a small machine) with Mooncake's leases
 and eviction on the trace's clock, and reports the same statistics;
---sweep-capacity runs several capacities in parallel and charts hit rate and
-stranded blocks against capacity.
+--sweep capacity=A,B,... runs several capacities in parallel and charts hit
+rate and stranded blocks against capacity.
 
 Requests: --requests (kvctl JSONL) or --trace (kvctl JSONL or a Mooncake FAST'25
 trace, whose tokens are synthesised per 512-token block from its hash ids).
 Definitions: docs/holes.md.
 
-Exit codes: 2 for bad flags or input, 4 when the pool is unreachable.`,
+Exit codes: 2 for bad flags or input (and for a pool holding several layouts
+of the model under --layout auto), 4 when the pool is unreachable.`,
 		Example: `$ kvctl holes --pool mooncake://10.0.0.5:9003 --requests reqs.jsonl --tokens-per-block 32 --model-key m
 $ kvctl holes --pool redis://127.0.0.1:6379/0 --requests reqs.jsonl --tokens-per-block 32 --model-key m -o json
-$ kvctl holes --simulate --trace conversation.jsonl --tokens-per-block 32 --model-key m --sweep-capacity 16GiB,64GiB,256GiB`,
-		Args: noArgs,
+$ kvctl holes --simulate --trace conversation.jsonl --tokens-per-block 32 --layer-group 0:64KiB --model-key m --sweep capacity=16GiB,64GiB,256GiB`,
+		Args: noArgsAfterOldADP(&o.Key.AttentionDP),
 		RunE: func(c *cobra.Command, _ []string) error {
 			setup, src, err := o.validate(c, ios, g)
 			if err != nil {
@@ -79,10 +85,13 @@ $ kvctl holes --simulate --trace conversation.jsonl --tokens-per-block 32 --mode
 	fs.StringVar(&o.Trace, "trace", "", "trace file: kvctl JSONL or a Mooncake FAST'25 trace")
 	fs.StringVar(&o.TraceFormat, "trace-format", "auto", "trace format: auto, kvctl or mooncake")
 	o.Key.register(fs, false)
+	registerLayout(fs, &o.Layout)
 	fs.BoolVar(&o.Leasing, "leasing", false, "probe as the connector does, granting leases (changes eviction)")
 	fs.BoolVar(&o.Simulate, "simulate", false, "predict holes by replaying into an embedded pool with Mooncake eviction")
 	fs.StringVar(&o.Capacity, "capacity", "", "simulated pool capacity, e.g. 64GiB")
+	fs.StringArrayVar(&o.Sweep, "sweep", nil, "simulate several capacities, PARAM=V1,V2,... with PARAM capacity, e.g. capacity=16GiB,64GiB,256GiB (repeatable: the capacities add up)")
 	fs.StringVar(&o.SweepCapacity, "sweep-capacity", "", "simulate several capacities, e.g. 16GiB,64GiB,256GiB")
+	markDeprecated(fs, "sweep-capacity", "--sweep capacity=A,B")
 	fs.Int64Var(&o.SoftPinTTLMS, "soft-pin-ttl-ms", 0, fmt.Sprintf("soft-pin every simulated put for this many milliseconds, 0..%d", maxSoftPinTTLMS))
 	fs.BoolVar(&o.GroupBlocks, "group-blocks", false, "put every page of a block into the block's eviction group")
 	fs.Float64Var(&o.EvictionRatio, "eviction-ratio", 0.05, "eviction_ratio of the simulated master")
@@ -99,14 +108,23 @@ func (o *holesOptions) validate(c *cobra.Command, ios *IOStreams, g *globalOptio
 	if (o.Requests == "") == (o.Trace == "") {
 		return keys.Settings{}, nil, usagef("give exactly one of --requests or --trace")
 	}
-	if o.Simulate == (o.Pool.URL != "") {
-		return keys.Settings{}, nil, usagef("give exactly one of --pool (probe a pool) or --simulate")
+	if o.Simulate && o.Pool.URL != "" {
+		return keys.Settings{}, nil, usagef("give --pool (probe a pool) or --simulate, not both")
 	}
-	if !o.Simulate && (o.Capacity != "" || o.SweepCapacity != "" || c.Flags().Changed("segment-bytes")) {
-		return keys.Settings{}, nil, usagef("--capacity, --sweep-capacity and --segment-bytes are for --simulate")
+	if !o.Simulate && o.Pool.resolve(ios) == "" {
+		return keys.Settings{}, nil, usagef("give --pool (or set %s) to probe a pool, or --simulate", poolEnv)
+	}
+	if !o.Simulate && (o.Capacity != "" || o.isSweep() || c.Flags().Changed("segment-bytes")) {
+		return keys.Settings{}, nil, usagef("--capacity, --sweep and --segment-bytes are for --simulate")
 	}
 	if o.Simulate && o.Leasing {
 		return keys.Settings{}, nil, usagef("--leasing is for probing a pool; a simulation always looks up as the connector does")
+	}
+	if o.Simulate && !c.Flags().Changed("layer-group") {
+		return keys.Settings{}, nil, usagef("--simulate sizes its pool in pages: give your model's page size with --layer-group ID:BYTES (e.g. --layer-group 0:64KiB); the default %s pages spell keys, they are no model's", keys.DefaultLayerGroup)
+	}
+	if err := o.checkLayout(c); err != nil {
+		return keys.Settings{}, nil, err
 	}
 	setup, err := o.Key.resolve(c, ios.Getenv)
 	if err != nil {
@@ -120,6 +138,9 @@ func (o *holesOptions) validate(c *cobra.Command, ios *IOStreams, g *globalOptio
 	}
 	path, format := o.Trace, o.TraceFormat
 	if o.Requests != "" {
+		if err := refuseTrace(o.Requests); err != nil {
+			return setup, nil, err
+		}
 		path, format = o.Requests, workload.FormatKvctl
 	}
 	src, err := workload.Open(path, format)
@@ -136,20 +157,52 @@ func runHolesProbe(c *cobra.Command, ios *IOStreams, g *globalOptions, o *holesO
 		return err
 	}
 	defer st.Close()
-	bar := newProgress(ios, g, "probing", 0)
+	if o.poolLayout {
+		if s.Layout, err = layoutFromPool(c.Context(), ios, st, s); err != nil {
+			return err
+		}
+	}
+	total, err := requestCount(c.Context(), src)
+	if err != nil {
+		return interruptedAfter(err, 0, 0)
+	}
+	bar := newProgress(ios, g, "probing", "requests", int(total))
 	rep, err := holes.Probe(c.Context(), st, o.Pool.URL, src, holes.ProbeOptions{
 		Keys: s, Leasing: o.Leasing,
-		Progress: func(done int) { bar.update(done, "requests") },
+		Progress: func(done int) { bar.update(done, "") },
 	})
-	bar.done()
+	bar.finish()
 	if rep.Interrupted {
 		_ = printHolesProbe(ios, g, rep)
-		return interruptedAfter(err, int64(len(rep.Requests)), 0)
+		return interruptedAfter(err, int64(len(rep.Requests)), total)
 	}
 	if err != nil {
 		return err
 	}
+	if !o.poolLayout && rep.Summary.HitBlocks == 0 && rep.Summary.Blocks > 0 {
+		if rep.Diagnosis = diagnoseMiss(c.Context(), st, s); rep.Diagnosis != "" {
+			fmt.Fprintf(ios.ErrOut, "warning: no block found: %s\n", rep.Diagnosis)
+		}
+	}
 	return printHolesProbe(ios, g, rep)
+}
+
+// checkLayout decides whether a probe reads its layout from the pool
+// (--layout auto with no layout flag); T, which resolve requires, is then
+// a placeholder until the pool says.
+func (o *holesOptions) checkLayout(c *cobra.Command) error {
+	auto, err := wantsPoolLayout(c, o.Layout)
+	if err != nil {
+		return err
+	}
+	if c.Flags().Changed("layout") && o.Simulate {
+		return usagef("--layout is for probing a pool (--pool)")
+	}
+	o.poolLayout = auto && !o.Simulate
+	if o.poolLayout {
+		o.Key.TokensPerBlock = placeholderT
+	}
+	return nil
 }
 
 // printHolesProbe prints a probe's report as JSON or a table.
@@ -160,23 +213,48 @@ func printHolesProbe(ios *IOStreams, g *globalOptions, rep holes.Report) error {
 	return printHolesReport(ios, rep)
 }
 
-func (o *holesOptions) capacities() ([]int64, error) {
-	spec := o.SweepCapacity
-	if (o.Capacity == "") == (spec == "") {
-		return nil, usagef("give exactly one of --capacity or --sweep-capacity with --simulate")
+// isSweep reports whether a capacity sweep was asked for.
+func (o *holesOptions) isSweep() bool { return len(o.Sweep) > 0 || o.SweepCapacity != "" }
+
+// sweptCapacities returns the capacities of --sweep capacity=... (and of
+// the deprecated --sweep-capacity), comma-separated.
+func (o *holesOptions) sweptCapacities() (string, error) {
+	var specs []string
+	if o.SweepCapacity != "" {
+		specs = append(specs, o.SweepCapacity)
 	}
-	flag := "--sweep-capacity"
+	for _, sw := range o.Sweep {
+		param, values, ok := strings.Cut(sw, "=")
+		if !ok || values == "" {
+			return "", usagef("--sweep %q: want capacity=V1,V2,...", sw)
+		}
+		if param != "capacity" {
+			return "", usagef("--sweep %s: unknown parameter (want capacity)", param)
+		}
+		specs = append(specs, values)
+	}
+	return strings.Join(specs, ","), nil
+}
+
+func (o *holesOptions) capacities() ([]int64, error) {
+	spec, err := o.sweptCapacities()
+	if err != nil {
+		return nil, err
+	}
+	if (o.Capacity == "") == (spec == "") {
+		return nil, usagef("give exactly one of --capacity or --sweep capacity=... with --simulate")
+	}
 	if spec == "" {
-		spec, flag = o.Capacity, "--capacity"
+		spec = o.Capacity
 	}
 	var out []int64
 	for _, part := range strings.Split(spec, ",") {
-		n, err := size.Parse(part)
-		switch {
-		case err != nil:
-			return nil, usagef("%s: %w", flag, err)
-		case n <= 0:
-			return nil, usagef("%s: capacity %q: want a positive size such as 64GiB", flag, part)
+		n, err := size.Parse(strings.TrimSpace(part))
+		if err != nil {
+			return nil, usagef("capacity: %v", err)
+		}
+		if n <= 0 {
+			return nil, usagef("capacity %q: want a positive size such as 64GiB", part)
 		}
 		out = append(out, n)
 	}
@@ -195,28 +273,28 @@ func runHolesSimulate(c *cobra.Command, ios *IOStreams, g *globalOptions, o *hol
 	if o.SegmentBytes <= 0 {
 		return usagef("--segment-bytes must be positive")
 	}
-	bar := newProgress(ios, g, "hashing", 0)
+	bar := newProgress(ios, g, "hashing", "requests", 0)
 	reqs, err := holes.Prepare(c.Context(), src, s)
-	bar.done()
+	bar.finish()
 	if err != nil {
 		return interruptedAfter(err, int64(len(reqs)), 0)
 	}
-	bar = newProgress(ios, g, "simulating", len(reqs)*len(caps))
+	bar = newProgress(ios, g, "simulating", "requests", len(reqs)*len(caps))
 	opts := holes.SimOptions{
 		Keys: s, SoftPinTTL: ttl,
 		GroupBlocks: o.GroupBlocks, OpenPool: simulatedPool(o.EvictionRatio, o.Watermark, o.SegmentBytes, o.Seed),
 		Progress: func(capacity int64, n int) { bar.updatePart(capacity, n, "") },
 	}
 	runs, err := holes.Sweep(c.Context(), reqs, opts, caps)
-	bar.done()
+	bar.finish()
 	if errors.Is(err, context.Canceled) {
-		_ = printSimulation(ios, g, o.SweepCapacity != "", runs)
+		_ = printSimulation(ios, g, o.isSweep(), runs)
 		return interruptedAfter(err, simulatedRequests(runs), int64(len(reqs)*len(caps)))
 	}
 	if err != nil {
 		return asUsage(err)
 	}
-	return printSimulation(ios, g, o.SweepCapacity != "", runs)
+	return printSimulation(ios, g, o.isSweep(), runs)
 }
 
 // simulatedRequests counts the requests the runs of a sweep replayed.

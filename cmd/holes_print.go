@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
@@ -92,11 +93,11 @@ func printSimulation(ios *IOStreams, g *globalOptions, sweep bool, runs []holes.
 	if g.Output == "json" {
 		return writeRunsJSON(ios.Out, sweep, runs)
 	}
-	tp := newTablePrinter(ios, "capacity", "requests", "blocks", "hit rate", "holes", "hole blocks", "behind hole", "recomputed", "evicted", "failed puts")
+	tp := newTablePrinter(ios, "capacity", "requests", "blocks", "hit rate", "holes", "hole blocks", "behind hole", "recomputed", "evicted", "failed puts", "holes after")
 	for _, r := range runs {
 		h := r.Summary
 		tp.addRow(humanBytes(r.CapacityBytes), h.Requests, h.Blocks, fmt.Sprintf("%.1f%%", 100*h.HitRate()),
-			h.Holes, h.HoleBlocks, h.BehindHoleBlocks, h.RecomputedTokens, r.Pool.EvictedKeys, r.FailedPuts)
+			h.Holes, h.HoleBlocks, h.BehindHoleBlocks, h.RecomputedTokens, r.Pool.EvictedKeys, r.FailedPuts, holesAfter(r))
 	}
 	if err := tp.render(); err != nil {
 		return err
@@ -105,6 +106,15 @@ func printSimulation(ios *IOStreams, g *globalOptions, sweep bool, runs []holes.
 		return printSweepChart(ios, runs)
 	}
 	return nil
+}
+
+// holesAfter is the holes a probe of the pool the run left finds, "-" for
+// an interrupted run, which has no such probe.
+func holesAfter(r holes.Run) string {
+	if r.After == nil {
+		return "-"
+	}
+	return strconv.FormatInt(r.After.Holes, 10)
 }
 
 // printSweepChart draws hit rate and stranded blocks (stored behind a hole,

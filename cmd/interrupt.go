@@ -75,18 +75,24 @@ func (cr contextReader) Read(p []byte) (int, error) {
 }
 
 // interruptedError is a command that Ctrl-C (or SIGTERM) stopped after
-// doing part of its work: done of total requests (total 0 when the command
-// streams its input and does not know it). It exits 130.
+// doing part of its work: done of total units, requests unless unit says
+// otherwise (total 0 when the command streams its input and does not know
+// it). It exits 130.
 type interruptedError struct {
 	done, total int64
+	unit        string
 }
 
 func (e *interruptedError) Error() string {
+	unit := e.unit
+	if unit == "" {
+		unit = "requests"
+	}
 	if e.total > 0 {
-		return fmt.Sprintf("interrupted after %s of %s requests", groupThousands(e.done), groupThousands(e.total))
+		return fmt.Sprintf("interrupted after %s of %s %s", groupThousands(e.done), groupThousands(e.total), unit)
 	}
 	if e.done > 0 {
-		return fmt.Sprintf("interrupted after %s requests", groupThousands(e.done))
+		return fmt.Sprintf("interrupted after %s %s", groupThousands(e.done), unit)
 	}
 	return "interrupted"
 }
@@ -100,6 +106,15 @@ func interruptedAfter(err error, done, total int64) error {
 		return err
 	}
 	return &interruptedError{done: done, total: total}
+}
+
+// interruptedAfterUnits is interruptedAfter for work counted in units
+// other than requests (a plural noun: "runs").
+func interruptedAfterUnits(err error, done, total int64, unit string) error {
+	if !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return &interruptedError{done: done, total: total, unit: unit}
 }
 
 // interruptedMessage is what kvctl prints for an error that ends it with

@@ -72,6 +72,7 @@ func TestInterruptedMessage(t *testing.T) {
 		{interruptedAfter(context.Canceled, 6935, 12031), "interrupted after 6,935 of 12,031 requests"},
 		{interruptedAfter(context.Canceled, 12, 0), "interrupted after 12 requests"},
 		{interruptedAfter(context.Canceled, 0, 0), "interrupted"},
+		{interruptedAfterUnits(context.Canceled, 1, 3, "runs"), "interrupted after 1 of 3 runs"},
 		{interruptedAfter(fmt.Errorf("request %q: %w", "r1", context.Canceled), 0, 5), "interrupted after 0 of 5 requests"},
 	}
 	for _, tt := range tests {

@@ -69,10 +69,17 @@ const fallbackTerminalWidth = 120
 
 // TerminalWidth returns the width in columns of the terminal stdout (Out)
 // writes to, or fallbackTerminalWidth when Out is not a terminal.
-func (s *IOStreams) TerminalWidth() int {
-	if f, ok := s.Out.(interface{ Fd() uintptr }); ok {
-		if w, _, err := term.GetSize(f.Fd()); err == nil && w > 0 {
-			return w
+func (s *IOStreams) TerminalWidth() int { return widthOf(s.Out) }
+
+// ErrTerminalWidth returns the width in columns of the terminal stderr
+// (ErrOut) writes to, or fallbackTerminalWidth when ErrOut is not a
+// terminal.
+func (s *IOStreams) ErrTerminalWidth() int { return widthOf(s.ErrOut) }
+
+func widthOf(w io.Writer) int {
+	if f, ok := w.(interface{ Fd() uintptr }); ok {
+		if cols, _, err := term.GetSize(f.Fd()); err == nil && cols > 0 {
+			return cols
 		}
 	}
 	return fallbackTerminalWidth

@@ -28,7 +28,7 @@ type keyFlags struct {
 	TP             int
 	Rank           int
 	AllRanks       bool
-	AttentionDP    bool
+	AttentionDP    attentionDPFlag
 	LayerGroups    []string
 	Replicated     []string
 	GroupKeys      bool
@@ -37,22 +37,21 @@ type keyFlags struct {
 
 	// defaultLayerGroup is the layer group used when none is given.
 	defaultLayerGroup string
-	// noADPFlag leaves --attention-dp to the command (serve counts owners).
-	noADPFlag bool
+	// owners is the number of attention-DP owners resolve found (0:
+	// no attention DP), which serve runs.
+	owners int
 }
 
 func (f *keyFlags) register(fs *pflag.FlagSet, scopeFlags bool) {
-	f.registerWithDefaults(fs, scopeFlags, 0, "0:64KiB")
+	f.registerWithDefaults(fs, scopeFlags, connector.DefaultTokensPerBlock, keys.DefaultLayerGroup.String())
 }
 
-// registerWithDefaults registers the key flags with a default T (0: none,
-// the flag or --llm-config must give it) and a default layer group.
+// registerWithDefaults registers the key flags with a default T (where
+// --llm-config does not give kv_cache_config.tokens_per_block) and a
+// default layer group.
 func (f *keyFlags) registerWithDefaults(fs *pflag.FlagSet, scopeFlags bool, defaultT int, defaultLG string) {
 	f.defaultLayerGroup = defaultLG
-	tHelp := fmt.Sprintf("tokens per block T, 1..%d (default: kv_cache_config.tokens_per_block from --llm-config)", keys.MaxTokensPerBlock)
-	if defaultT > 0 {
-		tHelp = fmt.Sprintf("tokens per block T, 1..%d (or kv_cache_config.tokens_per_block from --llm-config)", keys.MaxTokensPerBlock)
-	}
+	tHelp := fmt.Sprintf("tokens per block T, 1..%d, TensorRT-LLM's tokens_per_block (or kv_cache_config.tokens_per_block from --llm-config)", keys.MaxTokensPerBlock)
 	fs.IntVar(&f.TokensPerBlock, "tokens-per-block", defaultT, tHelp)
 	fs.IntVar(&f.Lookahead, "lookahead", 0, fmt.Sprintf("prompt lookahead L of a one-model MTP/EAGLE3 draft, 0..%d (default: from --llm-config's speculative_config)", keys.MaxLookahead))
 	fs.StringVar(&f.Scheme, "scheme", "trtllm", "seed scheme: trtllm, trtllm-fork or trtllm-legacy")
@@ -66,10 +65,9 @@ func (f *keyFlags) registerWithDefaults(fs *pflag.FlagSet, scopeFlags bool, defa
 	fs.IntVar(&f.TP, "tp", 1, fmt.Sprintf("tensor-parallel size 1..%d: shards are keyed w{tp}r{rank}", keys.MaxWorld))
 	fs.IntVar(&f.Rank, "rank", 0, "TP rank whose shard is keyed, 0..tp-1")
 	fs.BoolVar(&f.AllRanks, "all-ranks", false, "key every TP rank's shard, as a TP lookup asks for them")
-	if !f.noADPFlag {
-		fs.BoolVar(&f.AttentionDP, "attention-dp", false, "attention data parallelism: every owner keys pages w1r0 (default: enable_attention_dp from --llm-config)")
-	}
-	fs.StringArrayVar(&f.LayerGroups, "layer-group", nil, "layer group as ID:BYTES_PER_PAGE, e.g. 0:64KiB (repeatable; default "+defaultLG+")")
+	fs.Var(&f.AttentionDP, "attention-dp", "attention data parallelism, TensorRT-LLM's enable_attention_dp: every owner keys whole pages w1r0, and --tp is the number of owners (serve runs them) (default: enable_attention_dp from --llm-config)")
+	fs.Lookup("attention-dp").NoOptDefVal = "true"
+	fs.StringArrayVar(&f.LayerGroups, "layer-group", nil, "layer group as ID:BYTES_PER_PAGE, e.g. 0:64KiB (repeatable; default "+defaultLG+", docs/keys.md says why)")
 	fs.StringArrayVar(&f.Replicated, "replicated-layer-group", nil, "replicated layer group as ID:BYTES_PER_PAGE, keyed 'replicated' (repeatable)")
 	fs.BoolVar(&f.GroupKeys, "group-keys", false, "also spell each block's eviction group key")
 	fs.StringVar(&f.MooncakeConfig, "mooncake-config", "", "Mooncake client JSON (default $MOONCAKE_CONFIG_PATH): namespace (cache_prefix under trtllm-fork and trtllm-legacy), model_key")
@@ -150,9 +148,6 @@ func (f *keyFlags) applyFlags(c *cobra.Command, s *keys.Settings) error {
 	if given("tokens-per-block") || s.Layout.TokensPerBlock == 0 {
 		s.Layout.TokensPerBlock = f.TokensPerBlock
 	}
-	if s.Layout.TokensPerBlock == 0 && !given("tokens-per-block") {
-		return usagef("give --tokens-per-block, or --llm-config (kv_cache_config.tokens_per_block)")
-	}
 	if given("lookahead") {
 		s.Lookahead = f.Lookahead
 	}
@@ -206,28 +201,49 @@ func parseMMHash(s string) ([8]int32, error) {
 }
 
 // shards sets the world size and the keyed ranks from --tp, --rank,
-// --all-ranks and --attention-dp. Under attention DP every owner keys w1r0;
-// where the LLM-API YAML chose that (enable_attention_dp, l.World already
-// set), it stands unless --attention-dp is given.
+// --all-ranks and --attention-dp, and the number of attention-DP owners.
+// Under attention DP every owner keys whole pages w1r0 and --tp is the
+// number of owners, as in TensorRT-LLM; where the LLM-API YAML chose it
+// (enable_attention_dp, l.World already set), it stands unless
+// --attention-dp is given.
 func (f *keyFlags) shards(given func(string) bool, l *keys.Layout) error {
-	fromFile := l.World > 0 && !f.noADPFlag && !given("attention-dp")
-	tpFlags := f.TP != 1 || f.Rank != 0 || f.AllRanks
+	fromFile := l.World > 0 && !given("attention-dp")
+	rankFlags := f.Rank != 0 || f.AllRanks
 	switch {
-	case f.AttentionDP && tpFlags:
-		return usagef("--attention-dp keys every owner w1r0: it cannot go with --tp, --rank or --all-ranks")
-	case fromFile && tpFlags:
-		return usagef("enable_attention_dp in --llm-config keys every owner w1r0: it cannot go with --tp, --rank or --all-ranks (give --attention-dp=false to key TP shards)")
+	case f.AttentionDP.on && rankFlags:
+		return usagef("--attention-dp keys every owner w1r0: --rank and --all-ranks do not apply (--tp is the number of owners)")
+	case fromFile && rankFlags:
+		return usagef("enable_attention_dp in --llm-config keys every owner w1r0: --rank and --all-ranks do not apply (give --attention-dp=false to key TP shards)")
 	case f.AllRanks && f.Rank != 0:
 		return usagef("--all-ranks and --rank cannot go together")
-	case fromFile:
-		return nil
+	case f.AttentionDP.on || fromFile:
+		l.World, l.Ranks = 1, []int{0}
+		return f.countOwners(given("tp"))
 	}
+	f.owners = 0
 	l.World, l.Ranks = f.TP, []int{f.Rank}
 	if f.AllRanks && f.TP <= keys.MaxWorld { // Validate refuses a larger one
 		l.Ranks = make([]int, max(0, f.TP))
 		for i := range l.Ranks {
 			l.Ranks[i] = i
 		}
+	}
+	return nil
+}
+
+// countOwners sets the number of attention-DP owners: --tp, or the count
+// of --attention-dp's old form.
+func (f *keyFlags) countOwners(tpGiven bool) error {
+	old := f.AttentionDP.owners
+	switch {
+	case f.TP < 1 || f.TP > keys.MaxWorld:
+		return usagef("--tp: world size %d is outside 1..%d", f.TP, keys.MaxWorld)
+	case old > 0 && tpGiven && old != f.TP:
+		return usagef("--attention-dp %d and --tp %d disagree: the number of attention-DP owners is the TP size (give --tp %d --attention-dp)", old, f.TP, old)
+	case old > 0:
+		f.owners = old
+	default:
+		f.owners = f.TP
 	}
 	return nil
 }

@@ -15,13 +15,15 @@ type keysOptions struct {
 	Tokens       string
 	TokensFormat string
 	Requests     string
+	Trace        string
+	TraceFormat  string
 	Key          keyFlags
 }
 
 func newKeysCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
 	opts := &keysOptions{}
 	c := &cobra.Command{
-		Use:   "keys (--tokens FILE|- | --requests FILE) --tokens-per-block T [flags]",
+		Use:   "keys (--tokens FILE|- | --requests FILE | --trace FILE) [flags]",
 		Short: "Compute the pool block keys TensorRT-LLM's Mooncake-store connector uses for a prompt",
 		Long: `Compute the block hashes and pool page keys that TensorRT-LLM's Mooncake-store
 connector writes and looks up for a prompt, byte for byte: scheme, scope (cache
@@ -31,7 +33,10 @@ layer groups and eviction group keys.
 Tokens come from --tokens (a JSON array, whitespace- or comma-separated integers,
 or raw little-endian int64 with --tokens-format i64; "-" reads stdin) or from a
 requests file (--requests, JSONL: {"id", "tokens", "cache_salt", "lora_task_id",
-"multimodal_hashes"} per line), processed in parallel and printed in input order.
+"multimodal_hashes"} per line) or a trace (--trace: kvctl JSONL or a Mooncake
+FAST'25 trace, whose tokens are synthesised per 512-token block from its hash
+ids, as holes and serve synthesise them), processed in parallel and printed in
+input order.
 
 Without --model-key only block hashes are printed: key strings need the model key.
 Blocks the connector would offer (all but the block holding the last prompt token)
@@ -56,7 +61,7 @@ Exit codes: 2 for bad flags or unreadable/invalid input.`,
 		Example: `$ kvctl keys --tokens testdata/prompt-64.json --tokens-per-block 16 --model-key m
 $ seq 0 63 | kvctl keys --tokens - --tokens-per-block 16 --model-key m -o keys
 $ kvctl keys --requests testdata/requests.jsonl --tokens-per-block 32 --model-key m --tp 4 --all-ranks -o jsonl`,
-		Args: noArgs,
+		Args: noArgsAfterOldADP(&opts.Key.AttentionDP),
 		RunE: func(c *cobra.Command, _ []string) error {
 			setup, err := opts.validate(c, ios, g)
 			if err != nil {
@@ -69,6 +74,8 @@ $ kvctl keys --requests testdata/requests.jsonl --tokens-per-block 32 --model-ke
 	fs.StringVar(&opts.Tokens, "tokens", "", "prompt token ids: a file or - for stdin")
 	fs.StringVar(&opts.TokensFormat, "tokens-format", "auto", "token input format: auto, json, text or i64 (raw little-endian int64)")
 	fs.StringVar(&opts.Requests, "requests", "", "requests file (JSONL, one request a line)")
+	fs.StringVar(&opts.Trace, "trace", "", "trace file: kvctl JSONL or a Mooncake FAST'25 trace")
+	fs.StringVar(&opts.TraceFormat, "trace-format", "auto", "format of --trace: auto, kvctl or mooncake")
 	opts.Key.register(fs, true)
 	return c
 }
@@ -77,11 +84,14 @@ func (o *keysOptions) validate(c *cobra.Command, ios *IOStreams, g *globalOption
 	if err := g.checkOutput("table", "json", "jsonl", "keys"); err != nil {
 		return keysSpelling{}, err
 	}
-	if (o.Tokens == "") == (o.Requests == "") {
-		return keysSpelling{}, usagef("give exactly one of --tokens or --requests")
+	if given := countNonEmpty(o.Tokens, o.Requests, o.Trace); given != 1 {
+		return keysSpelling{}, usagef("give exactly one of --tokens, --requests or --trace")
 	}
-	if g.Output == "jsonl" && o.Requests == "" {
-		return keysSpelling{}, usagef("-o jsonl is for --requests (one object per request); use -o json with --tokens")
+	if g.Output == "jsonl" && o.Tokens != "" {
+		return keysSpelling{}, usagef("-o jsonl is for --requests and --trace (one object per request); use -o json with --tokens")
+	}
+	if err := refuseTrace(o.Requests); o.Requests != "" && err != nil {
+		return keysSpelling{}, err
 	}
 	s, err := o.Key.resolve(c, ios.Getenv)
 	if err != nil {
@@ -99,8 +109,13 @@ func (o *keysOptions) validate(c *cobra.Command, ios *IOStreams, g *globalOption
 }
 
 func runKeys(ctx context.Context, ios *IOStreams, g *globalOptions, o *keysOptions, sp keysSpelling) error {
-	if o.Requests != "" {
-		return runKeysRequests(ctx, ios, g, o.Requests, sp)
+	if o.Requests != "" || o.Trace != "" {
+		source, closeSource, err := o.requests(ios)
+		if err != nil {
+			return err
+		}
+		defer closeSource()
+		return runKeysRequests(ctx, ios, g, source, sp)
 	}
 	format, err := keys.ParseTokensFormat(o.TokensFormat)
 	if err != nil {
@@ -129,15 +144,38 @@ func runKeys(ctx context.Context, ios *IOStreams, g *globalOptions, o *keysOptio
 	return printKeysTable(ios, res)
 }
 
-// runKeysRequests hashes a requests file in parallel over the cores
-// (keys.HashRequests) and prints the requests in input order: -o keys and
-// jsonl as they come, table and json at the end.
-func runKeysRequests(ctx context.Context, ios *IOStreams, g *globalOptions, path string, sp keysSpelling) error {
-	name, r, err := openInput(ios, path)
-	if err != nil {
-		return asUsage(fmt.Errorf("--requests: %w", err))
+// requests opens --requests or --trace as a source of requests for
+// keys.HashRequests, and a function that closes it.
+func (o *keysOptions) requests(ios *IOStreams) (func(yield func(keys.Request) error) error, func(), error) {
+	if o.Trace != "" {
+		src, err := workload.Open(o.Trace, o.TraceFormat)
+		if err != nil {
+			return nil, nil, asUsage(fmt.Errorf("--trace: %w", err))
+		}
+		return traceSource(src), func() {}, nil
 	}
-	defer r.Close()
+	name, r, err := openInput(ios, o.Requests)
+	if err != nil {
+		return nil, nil, asUsage(fmt.Errorf("--requests: %w", err))
+	}
+	return requestsSource(r, name), func() { r.Close() }, nil
+}
+
+// countNonEmpty counts the strings that are not empty.
+func countNonEmpty(values ...string) int {
+	n := 0
+	for _, v := range values {
+		if v != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// runKeysRequests hashes requests in parallel over the cores
+// (keys.HashRequests) and prints them in input order: -o keys and jsonl as
+// they come, table and json at the end.
+func runKeysRequests(ctx context.Context, ios *IOStreams, g *globalOptions, source func(yield func(keys.Request) error) error, sp keysSpelling) error {
 	var results []keysResult
 	emit := func(k keysRendered) error {
 		if k.result == nil {
@@ -147,7 +185,7 @@ func runKeysRequests(ctx context.Context, ios *IOStreams, g *globalOptions, path
 		results = append(results, *k.result)
 		return nil
 	}
-	if err := keys.HashRequests(ctx, sp.Settings, 0, requestsSource(r, name), sp.renderer(g.Output), emit); err != nil {
+	if err := keys.HashRequests(ctx, sp.Settings, 0, source, sp.renderer(g.Output), emit); err != nil {
 		return err
 	}
 	switch g.Output {
@@ -167,6 +205,17 @@ func runKeysRequests(ctx context.Context, ios *IOStreams, g *globalOptions, path
 func requestsSource(r io.Reader, name string) func(yield func(keys.Request) error) error {
 	return func(yield func(keys.Request) error) error {
 		return workload.ReadRequests(r, name, func(_ int, req workload.Request) error {
+			return yield(keys.Request{ID: req.ID, Scope: req.Scope(), Tokens: req.Tokens})
+		})
+	}
+}
+
+// traceSource reads a trace (kvctl request lines, or a Mooncake trace
+// whose tokens are synthesised) for keys.HashRequests; a bad record is
+// workload.ErrBadInput (exit 2).
+func traceSource(src workload.Source) func(yield func(keys.Request) error) error {
+	return func(yield func(keys.Request) error) error {
+		return src.Each(func(req workload.Request) error {
 			return yield(keys.Request{ID: req.ID, Scope: req.Scope(), Tokens: req.Tokens})
 		})
 	}

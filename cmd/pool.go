@@ -3,36 +3,79 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"net/url"
 
 	"github.com/kvctl/kvctl/pool"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
-// poolFlag is the --pool flag every pool subcommand (and holes) shares; each
-// command's options struct holds one as its Pool field.
-type poolFlag struct{ URL string }
+// poolEnv names the environment variable that gives --pool where the
+// flag is not given, for every command with a --pool flag.
+const poolEnv = "KVCTL_POOL"
 
-// register binds --pool to p.
-func (p *poolFlag) register(fs *pflag.FlagSet) {
-	fs.StringVar(&p.URL, "pool", "", "pool URL: mem://?capacity=64GiB&snapshot=PATH, redis://host:6379/0, valkey://..., mooncake://host:9003, keylist:PATH (default $KVCTL_POOL)")
+// poolFlag is the --pool flag every command with a pool shares (the pool
+// subcommands, holes, serve, bench); each command's options struct holds
+// one as its Pool field.
+type poolFlag struct {
+	URL string
+	// FromEnv says URL came from $KVCTL_POOL, not from --pool.
+	FromEnv bool
 }
 
-// resolved is the pool URL the flag names, else $KVCTL_POOL.
-func (p *poolFlag) resolved(ios *IOStreams) string {
-	if p.URL != "" {
-		return p.URL
+// poolURLHelp lists the pool URL forms, for --pool's help.
+const poolURLHelp = "pool URL: mem://?capacity=64GiB&snapshot=PATH, redis://host:6379/0, valkey://..., mooncake://host:9003, keylist:PATH"
+
+// register binds --pool to p; without the flag and $KVCTL_POOL the
+// command needs one.
+func (p *poolFlag) register(fs *pflag.FlagSet) {
+	p.registerDefault(fs, "")
+}
+
+// registerDefault binds --pool to p, naming in its help what the command
+// does when neither the flag nor $KVCTL_POOL gives a pool ("": it needs
+// one).
+func (p *poolFlag) registerDefault(fs *pflag.FlagSet, otherwise string) {
+	def := "default $" + poolEnv
+	if otherwise != "" {
+		def += ", else " + otherwise
 	}
-	return ios.Getenv("KVCTL_POOL")
+	fs.StringVar(&p.URL, "pool", "", poolURLHelp+" ("+def+")")
+}
+
+// resolve fills in URL from $KVCTL_POOL where --pool was not given and
+// returns it ("" when neither names a pool). It is the one place that
+// reads the variable.
+func (p *poolFlag) resolve(ios *IOStreams) string {
+	if p.URL == "" {
+		p.URL = ios.Getenv(poolEnv)
+		p.FromEnv = p.URL != ""
+	}
+	return p.URL
 }
 
 // open opens the pool the flag (or $KVCTL_POOL) names.
 func (p *poolFlag) open(ctx context.Context, ios *IOStreams) (pool.Store, error) {
-	u := p.resolved(ios)
-	if u == "" {
-		return nil, usagef("--pool is required (or set KVCTL_POOL)")
+	if p.resolve(ios) == "" {
+		return nil, usagef("--pool is required (or set %s)", poolEnv)
 	}
-	return pool.Open(ctx, u)
+	return pool.Open(ctx, p.URL)
+}
+
+// noteFromEnv says on stderr, unless quiet, that the pool came from
+// $KVCTL_POOL, where a command would otherwise make its own embedded one.
+func (p *poolFlag) noteFromEnv(ios *IOStreams, g *globalOptions) {
+	if p.FromEnv && !g.Quiet {
+		fmt.Fprintf(ios.ErrOut, "note: --pool from $%s: %s\n", poolEnv, redactedURL(p.URL))
+	}
+}
+
+// redactedURL is a pool URL with any password replaced, for messages.
+func redactedURL(s string) string {
+	if u, err := url.Parse(s); err == nil && u.User != nil {
+		return u.Redacted()
+	}
+	return s
 }
 
 // poolExitCodes ends every pool command's Long help.

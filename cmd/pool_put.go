@@ -107,8 +107,8 @@ func notePut(ios *IOStreams, o *poolPutOptions, code pool.Code) {
 	switch {
 	case code == pool.ObjectAlreadyExists:
 		fmt.Fprintf(ios.ErrOut, "note: %q already exists: the stored value was kept (a put never overwrites)\n", o.Key)
-	case discardedAtExit(o.Pool.resolved(ios)):
-		fmt.Fprintf(ios.ErrOut, "note: %s has no snapshot=: the value is discarded when this command exits (add snapshot=PATH to keep it)\n", o.Pool.resolved(ios))
+	case discardedAtExit(o.Pool.URL):
+		fmt.Fprintf(ios.ErrOut, "note: %s has no snapshot=: the value is discarded when this command exits (add snapshot=PATH to keep it)\n", o.Pool.URL)
 	}
 }
 

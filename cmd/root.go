@@ -8,7 +8,12 @@
 // globalOptions (global.go); the printers are in output.go, the IO streams
 // in iostreams.go, the mapping from errors to exit codes in exitcode.go and
 // what Ctrl-C does (stdin reads it ends, the interrupted message) in
-// interrupt.go.
+// interrupt.go, the shell completion of flag values in completion.go, and
+// the progress bar of long runs, through which stderr is written while it
+// is on screen, in progress.go. Flags several commands share are registered
+// in one place each: the key flags in keyflags.go (--attention-dp's value in
+// attentiondp.go), --pool and $KVCTL_POOL in pool.go; old spellings and
+// their warnings in deprecated.go (docs/flag-names.md lists them).
 // Nothing below cmd prints.
 package cmd
 
@@ -95,6 +100,7 @@ Exit codes: 0 ok, 1 failure, 2 usage error, 3 verification failed,
 			if err := g.validate(ios); err != nil {
 				return err
 			}
+			warnDeprecated(c, ios, g)
 			var err error
 			g.profile, err = startProfiling(g.CPUProfile, g.ExecTrace)
 			return err
@@ -105,10 +111,12 @@ Exit codes: 0 ok, 1 failure, 2 usage error, 3 verification failed,
 	root.SetErr(ios.ErrOut)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return asUsage(err) })
 	g.register(root.PersistentFlags())
+	setVersionFlag(root)
 	for _, c := range subcommands(ios, g) {
 		root.AddCommand(c)
 	}
 	guardGroups(root)
+	registerFlagValues(root)
 	return root
 }
 

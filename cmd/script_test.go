@@ -25,6 +25,10 @@ func TestMain(m *testing.M) {
 // scripts read as $MOONCAKE_REAL.
 var mooncakeReal, _ = filepath.Abs(filepath.Join("..", "testdata", "mooncake-real"))
 
+// traceSmall is the repository's 901-request trace excerpt, which scripts
+// read as $TRACE_SMALL.
+var traceSmall, _ = filepath.Abs(filepath.Join("..", "testdata", "trace-small.jsonl"))
+
 // TestScripts runs the end-to-end CLI scripts in testdata/script.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
@@ -32,6 +36,7 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("NO_COLOR", "1")
 			env.Setenv("MOONCAKE_REAL", mooncakeReal)
+			env.Setenv("TRACE_SMALL", traceSmall)
 			env.Setenv("MOONCAKE_CONFIG_PATH", "")
 			env.Setenv("TRTLLM_MOONCAKE_STORE_PREFIX", "")
 			for _, k := range []string{"KVCTL_TEST_REDIS_URL"} {
@@ -39,13 +44,27 @@ func TestScripts(t *testing.T) {
 			}
 			return nil
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		Cmds: scriptCmds(map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exits":             exitsCmd,
 			"truncating-master": truncatingMasterCmd,
 			"restarted-master":  restartedMasterCmd,
-		},
+			"free-addr":         freeAddrCmd,
+			"http":              httpCmd,
+		}),
 		RequireExplicitExec: false,
 	})
+}
+
+// platformScriptCmds are the script commands only some systems offer
+// (stderr-tty on Linux); scripts that use one skip elsewhere.
+var platformScriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){}
+
+// scriptCmds is cmds with platformScriptCmds added.
+func scriptCmds(cmds map[string]func(ts *testscript.TestScript, neg bool, args []string)) map[string]func(ts *testscript.TestScript, neg bool, args []string) {
+	for name, cmd := range platformScriptCmds {
+		cmds[name] = cmd
+	}
+	return cmds
 }
 
 // exitsCmd is the script command "exits CODE PROG [ARGS...]": it runs PROG

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/kvctl/kvctl/engine"
+	"github.com/kvctl/kvctl/keys"
 	"github.com/kvctl/kvctl/pool"
 	"github.com/kvctl/kvctl/workload"
 	"github.com/spf13/cobra"
@@ -16,12 +17,13 @@ import (
 // Engine (sizes, milliseconds, --admission-query) by config.
 type serveOptions struct {
 	SingleRank  bool
-	Replay      string
+	Trace       string
 	TraceFormat string
 	Synthetic   string
-	Pool        string
+	Pool        poolFlag
 	Addr        string
 	RealTime    bool
+	APIKey      string
 	Key         keyFlags
 	Engine      engine.Config
 
@@ -29,7 +31,8 @@ type serveOptions struct {
 	GPUBytes       string
 	StagingBytes   string
 	SoftPinTTLMS   int64
-	NoVerify       bool
+	Verify         bool
+	NoVerify       bool // deprecated spelling of --verify=false
 	AdmissionQuery string
 	PoolSeed       uint64
 }
@@ -37,7 +40,7 @@ type serveOptions struct {
 func newServeCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
 	o := &serveOptions{}
 	c := &cobra.Command{
-		Use:   "serve --single-rank [--replay FILE | --synthetic SPEC | --addr HOST:PORT] [flags]",
+		Use:   "serve --single-rank [--trace FILE | --synthetic SPEC | --addr HOST:PORT] [flags]",
 		Short: "Run the connector + scheduler loop embedded, replaying a trace with every loaded byte verified",
 		Long: `Run, in one process and without GPUs or a model, the loop a TensorRT-LLM server
 runs around its Mooncake-store connector: a KV cache manager with local prefix
@@ -48,24 +51,28 @@ their block's hash chain. Every page loaded from the pool is compared with the
 bytes the model computes for it. Time is modelled (virtual), so an hour of
 traffic replays as fast as the CPU allows.
 
-Requests: --replay FILE (kvctl requests JSONL, or a Mooncake FAST'25 trace) or
+Requests: --trace FILE (kvctl requests JSONL, or a Mooncake FAST'25 trace) or
 --synthetic conversations=200,turns=6,system=2048,user=512,output=256. Without
-either, serve listens on --addr: POST /v1/completions (an OpenAI subset, with
-streaming), GET /v1/models, /healthz, /metrics, and the Mooncake master admin
-paths over its pool, so kvctl holes --pool mooncake://ADDR reads it. Ctrl-C or
-SIGTERM shuts it down gracefully (exit 130).
-The pool defaults to an embedded mem:// pool sized for the run, on the replay's
-clock; with --pool redis://... several processes share one pool.
+either, serve listens on --addr: POST /v1/completions and /v1/chat/completions
+(OpenAI subsets, streaming one chunk per token), GET /v1/models, /healthz,
+/metrics, and the Mooncake master admin paths over its pool, so kvctl holes
+--pool mooncake://ADDR reads it. --api-key (or $KVCTL_API_KEY) makes the /v1
+paths require it as a Bearer token. Ctrl-C or SIGTERM shuts it down gracefully
+(exit 130).
+The pool is --pool, else $KVCTL_POOL (serve says so on stderr), else an
+embedded mem:// pool sized for the run, on the replay's clock; with --pool
+redis://... several processes share one pool.
 The report and what each number means: docs/serve.md.
 
 Exit codes: 3 when a loaded page differs from the computed one, a request
 is lost or requests failed (after the report; one line says how many and why
 the first failed), 4 when the pool is unreachable.`,
-		Example: `$ kvctl serve --single-rank --replay testdata/trace-small.jsonl
+		Example: `$ kvctl serve --single-rank --trace testdata/trace-small.jsonl
 $ kvctl serve --single-rank --synthetic conversations=50,turns=4 -o json
-$ kvctl serve --single-rank --replay conversation.jsonl --pool redis://127.0.0.1:6379/0 --stats-interval 10s
-$ kvctl serve --single-rank --addr 127.0.0.1:8000`,
-		Args: noArgs,
+$ kvctl serve --single-rank --trace conversation.jsonl --pool redis://127.0.0.1:6379/0 --stats-interval 10s
+$ kvctl serve --single-rank --addr 127.0.0.1:8000
+$ kvctl serve --single-rank --addr 0.0.0.0:8000 --api-key sk-local`,
+		Args: noArgsAfterOldADP(&o.Key.AttentionDP),
 		RunE: func(c *cobra.Command, _ []string) error {
 			cfg, src, err := o.config(c, ios, g)
 			if err != nil {
@@ -79,15 +86,16 @@ $ kvctl serve --single-rank --addr 127.0.0.1:8000`,
 	}
 	fs := c.Flags()
 	fs.BoolVar(&o.SingleRank, "single-rank", false, "run every rank's work in this process (required: the only mode so far)")
-	fs.StringVar(&o.Replay, "replay", "", "replay this requests file or trace")
-	fs.StringVar(&o.TraceFormat, "trace-format", "auto", "format of --replay: auto, kvctl or mooncake")
+	fs.StringVar(&o.Trace, "trace", "", "replay this trace: kvctl requests JSONL or a Mooncake FAST'25 trace")
+	deprecatedAlias(fs, "replay", "trace")
+	fs.StringVar(&o.TraceFormat, "trace-format", "auto", "format of --trace: auto, kvctl or mooncake")
 	fs.StringVar(&o.Synthetic, "synthetic", "", "replay a synthetic multi-turn workload, e.g. conversations=200,turns=6,system=2048,user=512,output=256")
-	fs.StringVar(&o.Pool, "pool", "", "pool URL (default: an embedded mem:// pool sized for the run)")
+	o.Pool.registerDefault(fs, "an embedded mem:// pool sized for the run")
 	fs.Uint64Var(&o.PoolSeed, "seed", 0, "seed of the embedded pool's random shard walks (a mem:// --pool takes seed= instead)")
-	fs.StringVar(&o.Addr, "addr", "127.0.0.1:8000", "listen address of the HTTP front (without --replay/--synthetic)")
+	fs.StringVar(&o.Addr, "addr", "127.0.0.1:8000", "listen address of the HTTP front (without --trace/--synthetic)")
 	fs.BoolVar(&o.RealTime, "real-time", false, "HTTP front: pace modelled iteration costs in wall time (realistic latency; default: as fast as the CPU allows)")
-	o.Key.noADPFlag = true
-	o.Key.registerWithDefaults(fs, false, engine.DefaultTokensPerBlock, fmt.Sprintf("0:%d", engine.DefaultPageBytes))
+	fs.StringVar(&o.APIKey, "api-key", "", "HTTP front: require Authorization: Bearer KEY on the /v1 paths and /query_key (default $KVCTL_API_KEY; none: open)")
+	o.Key.registerWithDefaults(fs, false, engine.DefaultTokensPerBlock, keys.DefaultLayerGroup.String())
 	o.registerEngine(fs)
 	return c
 }
@@ -101,11 +109,16 @@ func runServe(ctx context.Context, ios *IOStreams, g *globalOptions, o *serveOpt
 	if cfg.GPU.Device != nil {
 		defer cfg.GPU.Device.Close()
 	}
-	bar := newProgress(ios, g, "replay", 0)
+	if total == 0 { // --pool: sizing no pool counted the requests
+		if total, err = requestCount(ctx, src); err != nil {
+			return interruptedAfter(err, 0, 0)
+		}
+	}
+	bar := newProgress(ios, g, "replay", "requests", int(total))
 	rep, err := engine.Run(ctx, cfg, src, func(p engine.Progress) {
-		bar.update(int(p.Completed+p.Failed), fmt.Sprintf("requests, hit rate %.1f%%, %.1f s modelled", 100*p.HitRate, p.VirtualMS/1000))
+		bar.update(int(p.Completed+p.Failed), fmt.Sprintf("hit rate %.1f%%, %.1f s modelled", 100*p.HitRate, p.VirtualMS/1000))
 	})
-	bar.done()
+	bar.finish()
 	if err != nil {
 		if errors.Is(err, context.Canceled) && rep.Requests > 0 {
 			_ = printServeReport(ios, g, rep)
@@ -154,8 +167,8 @@ func firstFailure(rep engine.Report) string {
 // number of requests in src when sizing the pool counted them, else 0.
 func (o *serveOptions) attachPool(ctx context.Context, ios *IOStreams, cfg *engine.Config, src workload.Source) (int64, error) {
 	cfg.Clock = engine.NewClock()
-	if o.Pool != "" {
-		st, err := openServePool(ctx, o.Pool, cfg.Clock)
+	if o.Pool.URL != "" {
+		st, err := openServePool(ctx, o.Pool.URL, cfg.Clock)
 		cfg.Pool = st
 		return 0, err
 	}

@@ -20,12 +20,14 @@ func (o *serveOptions) config(c *cobra.Command, ios *IOStreams, g *globalOptions
 	if !o.SingleRank {
 		return cfg, nil, usagef("give --single-rank: serve runs every rank in this process (the only mode so far)")
 	}
-	if o.Replay != "" && o.Synthetic != "" {
-		return cfg, nil, usagef("give --replay FILE or --synthetic SPEC, not both (or neither, to serve HTTP on --addr)")
+	if o.Trace != "" && o.Synthetic != "" {
+		return cfg, nil, usagef("give --trace FILE or --synthetic SPEC, not both (or neither, to serve HTTP on --addr)")
 	}
 	if err := o.checkAddr(c.Flags().Changed("addr")); err != nil {
 		return cfg, nil, err
 	}
+	o.Pool.resolve(ios)
+	o.Pool.noteFromEnv(ios, g)
 	setup, err := o.Key.resolve(c, ios.Getenv)
 	if err != nil {
 		return cfg, nil, err
@@ -44,7 +46,7 @@ func (o *serveOptions) config(c *cobra.Command, ios *IOStreams, g *globalOptions
 			return cfg, nil, err
 		}
 	}
-	if o.Replay == "" && o.Synthetic == "" {
+	if o.Trace == "" && o.Synthetic == "" {
 		return cfg, nil, nil
 	}
 	src, err := o.source()
@@ -54,9 +56,9 @@ func (o *serveOptions) config(c *cobra.Command, ios *IOStreams, g *globalOptions
 // checkAddr refuses --addr given with a replay, which listens on nothing,
 // and an --addr that is not HOST:PORT.
 func (o *serveOptions) checkAddr(given bool) error {
-	if o.Replay != "" || o.Synthetic != "" {
+	if o.Trace != "" || o.Synthetic != "" {
 		if given {
-			return usagef("--addr is for the HTTP front: --replay and --synthetic print a report and listen on nothing")
+			return usagef("--addr is for the HTTP front: --trace and --synthetic print a report and listen on nothing")
 		}
 		return nil
 	}
@@ -70,8 +72,8 @@ func (o *serveOptions) checkAddr(given bool) error {
 // with the key settings and the flags given as text, and checks it.
 func (o *serveOptions) engineConfig(settings keys.Settings, ios *IOStreams, g *globalOptions) (engine.Config, error) {
 	cfg := o.Engine
-	cfg.Keys = settings
-	cfg.Verify, cfg.MemoryLimit = !o.NoVerify, engine.SuggestedMemoryLimit
+	cfg.Keys, cfg.AttentionDP = settings, o.Key.owners
+	cfg.Verify, cfg.MemoryLimit = o.Verify && !o.NoVerify, engine.SuggestedMemoryLimit
 	if err := o.parse(&cfg); err != nil {
 		return cfg, err
 	}
@@ -130,7 +132,7 @@ func (o *serveOptions) source() (workload.Source, error) {
 		}
 		return conv, nil
 	}
-	src, err := workload.Open(o.Replay, o.TraceFormat)
+	src, err := workload.Open(o.Trace, o.TraceFormat)
 	if err != nil {
 		return nil, asUsage(err)
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/kvctl/kvctl/connector"
 	"github.com/kvctl/kvctl/engine"
-	"github.com/kvctl/kvctl/keys"
 	"github.com/kvctl/kvctl/size"
 	"github.com/spf13/pflag"
 )
@@ -22,8 +21,9 @@ func (o *serveOptions) registerEngine(fs *pflag.FlagSet) {
 	fs.StringVar(&o.GPUBytes, "gpu-bytes", "", "GPU memory for KV pages, e.g. 4GiB (instead of --gpu-blocks)")
 	fs.StringVar(&o.Device, "device", "", "move pages through package transfer on this device (host, cuda, cuda:N); default: direct host copies")
 	fs.DurationVar(&cfg.StatsInterval, "stats-interval", 0, "log prefix-hole and load stats lines on stderr at most this often (modelled time; 0: never)")
+	fs.BoolVar(&o.Verify, "verify", true, "compare every loaded page with the computed one (--verify=false: do not)")
 	fs.BoolVar(&o.NoVerify, "no-verify", false, "do not compare loaded pages with the computed ones")
-	fs.IntVar(&cfg.AttentionDP, "attention-dp", 0, fmt.Sprintf("run N attention-DP owners sharing the pool and the w1r0 key space, 0..%d", keys.MaxWorld))
+	markDeprecated(fs, "no-verify", "--verify=false")
 	fs.StringVar(&cfg.Draft.Kind, "draft", "", "speculative prefill with a one-model draft: mtp, mtp-eagle or eagle3 (context-only requests)")
 	fs.IntVar(&cfg.Draft.MaxLen, "max-draft-len", 0, "max_draft_len of --draft")
 

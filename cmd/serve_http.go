@@ -22,8 +22,8 @@ func runServeHTTP(ctx context.Context, ios *IOStreams, g *globalOptions, o *serv
 		err error
 	)
 	cfg.Clock = engine.NewClock()
-	if o.Pool != "" {
-		st, err = openServePool(ctx, o.Pool, cfg.Clock)
+	if o.Pool.URL != "" {
+		st, err = openServePool(ctx, o.Pool.URL, cfg.Clock)
 	} else {
 		st, err = openEmbeddedPool(cfg.Clock, defaultLiveCapacity, o.PoolSeed)
 	}
@@ -35,6 +35,7 @@ func runServeHTTP(ctx context.Context, ios *IOStreams, g *globalOptions, o *serv
 	}
 	return server.Run(ctx, server.Options{
 		Addr: o.Addr, Engine: cfg, Pool: st, Master: mooncake.NewMasterHandler(st), RealTime: o.RealTime,
+		APIKey:    o.apiKey(ios),
 		ModelName: cfg.Keys.Namespace.ModelKey,
 		Logf: func(format string, args ...any) {
 			if !g.Quiet {
@@ -42,7 +43,15 @@ func runServeHTTP(ctx context.Context, ios *IOStreams, g *globalOptions, o *serv
 			}
 		},
 		Ready: func(addr string) {
-			fmt.Fprintf(ios.ErrOut, "kvctl serve: listening on http://%s (OpenAI /v1/completions, /metrics, Mooncake admin paths)\n", addr)
+			fmt.Fprintf(ios.ErrOut, "kvctl serve: listening on http://%s (OpenAI /v1/completions and /v1/chat/completions, /metrics, Mooncake admin paths)\n", addr)
 		},
 	})
+}
+
+// apiKey is --api-key, else $KVCTL_API_KEY; "" leaves the front open.
+func (o *serveOptions) apiKey(ios *IOStreams) string {
+	if o.APIKey != "" {
+		return o.APIKey
+	}
+	return ios.Getenv("KVCTL_API_KEY")
 }

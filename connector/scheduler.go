@@ -82,7 +82,7 @@ func (s *Scheduler) GetNumNewMatchedTokens(ctx context.Context, r *Request, numC
 	t := r.Chain.TokensPerBlock()
 	if !st.counted {
 		st.counted = true
-		s.opts.Holes.AddRequest(int64(r.NumTokens), int64(r.NumTokens/t))
+		s.opts.Holes.AddRequest(int64(r.NumTokens), int64(keys.FullBlocks(r.NumTokens, t)))
 	}
 	if !s.opts.Loads || numComputed%t != 0 {
 		return 0, nil

@@ -1,9 +1,6 @@
 package cuda
 
-import (
-	"errors"
-	"fmt"
-)
+import "fmt"
 
 // GPUInfo describes one GPU as NVML or the CUDA driver sees it. Fields a
 // source cannot tell are zero.
@@ -56,8 +53,9 @@ type DriverInfo struct {
 
 // Discover lists the GPUs and the driver through NVML, or through the CUDA
 // driver (cuDeviceGetCount, cuDeviceGetName, cuDeviceTotalMem_v2,
-// cuDriverGetVersion) when NVML is unavailable (no NVML library, or a
-// build without cgo). When neither answers, the error wraps ErrNoDriver.
+// cuDriverGetVersion) when NVML is unavailable (no libnvidia-ml). Both are
+// bound at run time, without cgo. When neither answers, the error wraps
+// ErrNoDriver and says, on one line, why each failed.
 func Discover() ([]GPUInfo, DriverInfo, error) {
 	gpus, info, nvmlErr := discoverNVML()
 	if nvmlErr == nil {
@@ -66,7 +64,7 @@ func Discover() ([]GPUInfo, DriverInfo, error) {
 	}
 	gpus, info, cudaErr := discoverDriver()
 	if cudaErr != nil {
-		return nil, DriverInfo{}, fmt.Errorf("discovering GPUs: %w", errors.Join(nvmlErr, cudaErr))
+		return nil, DriverInfo{}, fmt.Errorf("discovering GPUs: %w", joinErrors(nvmlErr, cudaErr))
 	}
 	info.Source = "cuda"
 	info.NVMLError = nvmlErr.Error()

@@ -21,6 +21,7 @@
 // modes (memcpy, kernel, batch); in kernel mode descriptors go through a
 // ring of mapped pinned buffers, and runs of adjacent host regions of at
 // least 1 MiB can move with the copy engine through a device bounce buffer
-// (SetBounce). Discover lists GPUs through NVML (cgo builds) or,
-// failing that, through the CUDA driver.
+// (SetBounce). Discover lists GPUs through NVML (libnvidia-ml.so.1, bound
+// at run time through purego as the driver is) or, failing that, through
+// the CUDA driver.
 package cuda

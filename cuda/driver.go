@@ -1,7 +1,6 @@
 package cuda
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 	"unsafe"
@@ -97,18 +96,9 @@ func loadDriver() (*driver, error) {
 }
 
 func openDriver() (*driver, error) {
-	var handle uintptr
-	var errs []error
-	for _, name := range driverLibraries {
-		h, err := purego.Dlopen(name, purego.RTLD_NOW|purego.RTLD_GLOBAL)
-		if err == nil {
-			handle = h
-			break
-		}
-		errs = append(errs, err)
-	}
-	if handle == 0 {
-		return nil, fmt.Errorf("opening %s: %w", driverLibraries[0], errors.Join(errs...))
+	handle, err := openLibrary(driverLibraries)
+	if err != nil {
+		return nil, err
 	}
 	d := &driver{}
 	if err := d.bind(handle); err != nil {
@@ -123,6 +113,19 @@ func openDriver() (*driver, error) {
 	}
 	d.version = int(v)
 	return d, nil
+}
+
+// openLibrary opens the first of names that loads.
+func openLibrary(names []string) (uintptr, error) {
+	var errs []error
+	for _, name := range names {
+		h, err := purego.Dlopen(name, purego.RTLD_NOW|purego.RTLD_GLOBAL)
+		if err == nil {
+			return h, nil
+		}
+		errs = append(errs, err)
+	}
+	return 0, fmt.Errorf("opening %s: %w", names[0], joinErrors(errs...))
 }
 
 // symbol binds one driver function: the first of names the library has.
@@ -177,13 +180,22 @@ func (d *driver) symbols() []symbol {
 // bind looks every symbol up; a missing required one is an error naming it
 // (a driver older than CUDA 11).
 func (d *driver) bind(handle uintptr) error {
-	for _, s := range d.symbols() {
+	if err := bindSymbols(handle, d.symbols()); err != nil {
+		return fmt.Errorf("driver too old: %w", err)
+	}
+	return nil
+}
+
+// bindSymbols looks every symbol up in the library handle and binds it; a
+// missing required one is an error naming it.
+func bindSymbols(handle uintptr, syms []symbol) error {
+	for _, s := range syms {
 		addr, err := lookup(handle, s.names)
 		if err != nil {
 			if s.optional {
 				continue
 			}
-			return fmt.Errorf("driver too old: %w", err)
+			return err
 		}
 		if s.fn != nil {
 			purego.RegisterFunc(s.fn, addr)

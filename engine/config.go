@@ -16,16 +16,15 @@ const (
 	// DefaultTokensPerBlock is T when the layout leaves it zero.
 	DefaultTokensPerBlock = 32
 	// DefaultPageBytes is the page size of the default layout's single
-	// layer group. Real pages are tens of KiB to MiB; serve keeps them
-	// small on purpose. What is checked is that every byte of every page
-	// makes the round trip, which a small page shows as well as a large
-	// one, while the pool's memory is what bounds a replay: each stored
-	// page also costs about 250 bytes of key and index in the embedded
-	// pool. At 128 bytes (two regions of eight 8-byte words) the ~3M pages
-	// of the 145M-token Mooncake conversation trace at T=32 hold about
-	// 1.1 GB live, which runs in under 2 GiB with a Go memory limit of
-	// 1.7 GiB (Config.MemoryLimit); 256-byte pages need 1.5 GB.
-	DefaultPageBytes = 128
+	// layer group: keys.DefaultPageBytes, the one default of every command.
+	// What is checked is that every byte of every page makes the round
+	// trip, which a small page shows as well as a large one, while the
+	// pool's memory is what bounds a replay: each stored page also costs
+	// about 250 bytes of key and index in the embedded pool. A replay of
+	// the 145M-token Mooncake conversation trace (~3M pages at T=32) is run
+	// with 128-byte pages (--layer-group 0:128), whose 1.1 GB live fit in a
+	// Go memory limit of 1.7 GiB (Config.MemoryLimit).
+	DefaultPageBytes = keys.DefaultPageBytes
 	// DefaultGPUBlocks is the number of KV blocks (pages per layer group)
 	// when neither GPU.Blocks nor GPU.Bytes is set: 1M tokens at T=32.
 	DefaultGPUBlocks = 32768

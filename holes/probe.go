@@ -40,6 +40,9 @@ type Report struct {
 	Pool     string               `json:"pool"`
 	Summary  stats.Holes          `json:"summary"`
 	Requests []stats.RequestHoles `json:"requests"`
+	// Diagnosis, when set, says why the probe found nothing: what the
+	// pool holds instead (the caller fills it).
+	Diagnosis string `json:"diagnosis,omitempty"`
 	// Interrupted says ctx ended the probe: the report covers the
 	// requests probed before it did.
 	Interrupted bool `json:"interrupted,omitempty"`
@@ -74,7 +77,7 @@ func Probe(ctx context.Context, st pool.Store, poolName string, src workload.Sou
 		if err != nil {
 			return fmt.Errorf("request %q: %w", req.ID, err)
 		}
-		rep.Summary.Add(rh)
+		countRequest(&rep.Summary, len(req.Tokens), p.opts.Keys.Layout.TokensPerBlock, rh)
 		rep.Requests = append(rep.Requests, rh)
 		if opts.Progress != nil {
 			opts.Progress(len(rep.Requests))
@@ -126,6 +129,14 @@ func (p *prober) request(ctx context.Context, req workload.Request) (stats.Reque
 	rh := stats.Analyze(present, p.opts.Keys.Layout.TokensPerBlock)
 	rh.ID, rh.PromptTokens = req.ID, int64(len(req.Tokens))
 	return rh, nil
+}
+
+// countRequest counts one request of promptTokens tokens, whose "blocks"
+// are its full blocks (keys.FullBlocks) whatever its lookup rh examined, and
+// the lookup.
+func countRequest(h *stats.Holes, promptTokens, tokensPerBlock int, rh stats.RequestHoles) {
+	h.AddRequest(int64(promptTokens), int64(keys.FullBlocks(promptTokens, tokensPerBlock)))
+	h.AddLookup(rh)
 }
 
 func grow[T any](s []T, n int) []T {

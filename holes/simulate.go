@@ -64,6 +64,12 @@ type Run struct {
 	// since the last eviction tick, or eviction could not make room).
 	FailedPuts int64     `json:"failed_puts"`
 	Pool       pool.Stat `json:"pool"`
+	// After is what a read-only probe of the pool as the replay left it
+	// reports for the same requests (`kvctl holes --pool` run after the
+	// trace, once the master's eviction thread has run its next tick; Pool
+	// is the pool before that tick): chains torn by eviction that no later lookup met show
+	// here. Absent when the run was interrupted.
+	After *stats.Holes `json:"pool_after,omitempty"`
 	// Interrupted says ctx ended the run: it covers the requests replayed
 	// before it did.
 	Interrupted bool `json:"interrupted,omitempty"`
@@ -151,7 +157,17 @@ func Simulate(ctx context.Context, reqs []Prepared, opts SimOptions, capacity in
 	if err != nil {
 		return Run{}, err
 	}
-	return Run{CapacityBytes: capacity, Summary: sim.summary, FailedPuts: sim.failedPuts, Pool: ps}, nil
+	// The master's eviction thread runs once more before anyone could
+	// probe the pool the replay left.
+	clock.Advance(replay.EvictionInterval)
+	after, err := probeAfter(ctx, st, reqs, opts)
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return sim.interrupted(ctx, capacity, st, err)
+		}
+		return Run{}, err
+	}
+	return Run{CapacityBytes: capacity, Summary: sim.summary, FailedPuts: sim.failedPuts, Pool: ps, After: &after}, nil
 }
 
 // interrupted is the run so far when ctx ended it with err, the pool's

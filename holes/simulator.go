@@ -68,7 +68,7 @@ func (s *simulator) request(ctx context.Context, r Prepared) error {
 	}
 	rh := stats.AnalyzeCounts(present, l.TokensPerBlock)
 	rh.PromptTokens = int64(r.PromptTokens)
-	s.summary.Add(rh)
+	countRequest(&s.summary, r.PromptTokens, l.TokensPerBlock, rh)
 	// No local match is modelled: the lookup offers the hit, all of it
 	// is honoured, so the loads end at the hit.
 	hit := int(rh.HitBlocks)

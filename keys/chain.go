@@ -113,6 +113,18 @@ func (c *Chain) TokensPerBlock() int { return c.perBlock }
 // Lookahead returns the prompt lookahead L.
 func (c *Chain) Lookahead() int { return c.lookahead }
 
+// FullBlocks returns how many full blocks of tokensPerBlock tokens a prompt
+// of numPromptTokens tokens has: numPromptTokens/tokensPerBlock, 0 when
+// either is not positive. It is what every report's "blocks" counts (holes'
+// probe and simulation, serve's prefix_holes; docs/holes.md), although a
+// lookup examines only the first OfferableBlocks of them.
+func FullBlocks(numPromptTokens, tokensPerBlock int) int {
+	if numPromptTokens <= 0 || tokensPerBlock <= 0 {
+		return 0
+	}
+	return numPromptTokens / tokensPerBlock
+}
+
 // OfferableBlocks returns how many leading blocks of a prompt the connector
 // may offer from the pool: those before the block holding the last prompt
 // token, so that the runtime always computes at least one token:

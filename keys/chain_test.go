@@ -175,6 +175,23 @@ func TestOfferableBlocks(t *testing.T) {
 	}
 }
 
+func TestFullBlocks(t *testing.T) {
+	tests := []struct{ n, T, want int }{
+		{0, 16, 0},
+		{15, 16, 0},
+		{16, 16, 1}, // the block holding the last token counts, though it is never offered
+		{47, 16, 2},
+		{48, 16, 3},
+		{10, 0, 0},
+		{-1, 16, 0},
+	}
+	for _, tt := range tests {
+		if got := FullBlocks(tt.n, tt.T); got != tt.want {
+			t.Errorf("FullBlocks(%d, %d) = %d, want %d", tt.n, tt.T, got, tt.want)
+		}
+	}
+}
+
 func TestNewChainRefusesOutOfRange(t *testing.T) {
 	for _, tt := range []struct{ t, l int }{
 		{0, 0}, {MaxTokensPerBlock + 1, 0}, {1 << 61, 0}, {16, -1}, {16, MaxLookahead + 1}, {16, 1 << 61}, {16, 1 << 62},

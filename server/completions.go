@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,7 +14,8 @@ import (
 	"github.com/kvctl/kvctl/workload"
 )
 
-// completions serves /v1/completions and /v1/models.
+// completions serves /v1/completions, /v1/chat/completions and
+// /v1/models.
 type completions struct {
 	live    *engine.Live
 	model   string
@@ -23,44 +23,55 @@ type completions struct {
 	seq     atomic.Int64
 }
 
-var finishLength = "length"
+// handler answers the requests of endpoint e.
+func (c *completions) handler(e *endpoint) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		req, ok := c.read(w, r, e)
+		if !ok {
+			return
+		}
+		id := e.idPrefix + strconv.FormatInt(c.seq.Add(1), 10)
+		stream, err := c.live.Submit(r.Context(), workload.Request{ID: id, Tokens: req.tokens, OutputLength: req.maxTokens})
+		if err != nil {
+			c.fail(w, err)
+			return
+		}
+		// nothing is written before the first tokens: a request that fails
+		// before them gets an error status, never a 200 with a cut stream
+		cur := newTokenCursor(r.Context(), stream, req.maxTokens)
+		if err := cur.fill(); err != nil {
+			c.fail(w, err)
+			return
+		}
+		c.metrics.ttft.Observe(time.Since(start).Seconds())
+		head := header{ID: id, Created: start.Unix(), Model: c.model}
+		if req.stream {
+			c.writeStream(w, e, head, cur, req.includeUsage)
+			return
+		}
+		c.writeWhole(w, e, head, cur)
+	}
+}
 
-func (c *completions) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	start := time.Now()
+// read reads and checks a request; when it fails it answers the error
+// and returns false.
+func (c *completions) read(w http.ResponseWriter, r *http.Request, e *endpoint) (parsedRequest, bool) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	if err != nil {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("reading the request body: %v", err), "invalid_request_error")
-		return
+		return parsedRequest{}, false
 	}
-	req, err := parseCompletionRequest(body)
+	req, err := e.parse(body)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error(), "invalid_request_error")
-		return
+		return parsedRequest{}, false
 	}
 	if req.model != "" && req.model != c.model {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("the model %q does not exist; this server serves %q", req.model, c.model), "invalid_request_error")
-		return
+		return parsedRequest{}, false
 	}
-	id := "cmpl-" + strconv.FormatInt(c.seq.Add(1), 10)
-	stream, err := c.live.Submit(r.Context(), workload.Request{ID: id, Tokens: req.tokens, OutputLength: req.maxTokens})
-	if err != nil {
-		c.fail(w, err)
-		return
-	}
-	// nothing is written before the first tokens: a request that fails
-	// before them gets an error status
-	first, done, err := stream.Next(r.Context(), nil)
-	if err != nil {
-		c.fail(w, err)
-		return
-	}
-	c.metrics.ttft.Observe(time.Since(start).Seconds())
-	head := completion{ID: id, Object: "text_completion", Created: start.Unix(), Model: c.model}
-	if req.stream {
-		c.writeStream(w, r.Context(), stream, head, first, done, req.includeUsage)
-		return
-	}
-	c.writeWhole(w, r.Context(), stream, head, first, done)
+	return req, true
 }
 
 // fail answers a request that failed before its first token.
@@ -84,70 +95,54 @@ func errorStatus(err error) (int, string) {
 	return http.StatusInternalServerError, "server_error"
 }
 
-// writeWhole waits for the whole completion and answers it at once.
-func (c *completions) writeWhole(w http.ResponseWriter, ctx context.Context, s *engine.LiveStream, head completion, tokens []int64, done bool) {
-	all := append([]int64(nil), tokens...)
-	var err error
-	for !done {
-		tokens, done, err = s.Next(ctx, tokens)
-		if err != nil {
-			c.fail(w, err)
-			return
-		}
-		all = append(all, tokens...)
+// writeWhole waits for the whole completion and answers it at once, with
+// its usage.
+func (c *completions) writeWhole(w http.ResponseWriter, e *endpoint, head header, cur *tokenCursor) {
+	all, err := cur.rest()
+	if err != nil {
+		c.fail(w, err)
+		return
 	}
-	u := c.usage(s)
-	head.Choices = []choice{{Text: Detokenize(all), FinishReason: &finishLength}}
-	head.Usage = &u
-	writeJSON(w, http.StatusOK, head)
+	u := c.usage(cur.s)
+	writeJSON(w, http.StatusOK, e.whole(head, Detokenize(all), &u))
 }
 
-// writeStream streams the completion as server-sent events: a chunk per
-// batch of tokens, the last with finish_reason and usage, an optional
-// usage-only chunk, then [DONE].
-func (c *completions) writeStream(w http.ResponseWriter, ctx context.Context, s *engine.LiveStream, head completion, tokens []int64, done bool, includeUsage bool) {
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
-	flusher, _ := w.(http.Flusher)
-	send := func(v any) bool {
-		b, _ := json.Marshal(v)
-		_, err := fmt.Fprintf(w, "data: %s\n\n", b)
-		if flusher != nil {
-			flusher.Flush()
-		}
-		return err == nil
+// writeStream streams the completion as server-sent events: e's opening
+// chunk, one chunk per token as the engine makes them (finish_reason on
+// the last), a chunk with usage and no choices when the request asked
+// for it, then [DONE]. The chunks of the tokens at hand are flushed
+// together, before waiting for more. A failure after the first chunk
+// ends the stream with an error object and no [DONE].
+func (c *completions) writeStream(w http.ResponseWriter, e *endpoint, head header, cur *tokenCursor, includeUsage bool) {
+	ev := startEvents(w)
+	if e.opening != nil && !ev.send(e.opening(head)) {
+		return // the client is gone: its context cancels the request
 	}
-	var err error
-	var u usage
-	for {
-		chunk := head
-		chunk.Choices = []choice{{Text: Detokenize(tokens)}}
-		if done {
-			u = c.usage(s)
-			chunk.Choices[0].FinishReason, chunk.Usage = &finishLength, &u
+	for last := false; !last; {
+		if !cur.atHand() {
+			ev.flush()
 		}
-		if !send(chunk) {
-			return // the client is gone: its context cancels the request
-		}
-		if done {
-			break
-		}
-		if tokens, done, err = s.Next(ctx, tokens); err != nil {
+		var tokens []int64
+		var err error
+		if tokens, last, err = cur.next(); err != nil {
 			_, typ := errorStatus(err)
-			send(newAPIError(err.Error(), typ))
+			ev.send(newAPIError(err.Error(), typ))
+			ev.flush()
+			return
+		}
+		var finish *string
+		if last {
+			finish = &finishLength
+		}
+		if !ev.send(e.chunk(head, Detokenize(tokens), finish)) {
 			return
 		}
 	}
-	if includeUsage {
-		final := head
-		final.Choices, final.Usage = []choice{}, &u
-		send(final)
+	u := c.usage(cur.s)
+	if includeUsage && !ev.send(e.usageChunk(head, &u)) {
+		return
 	}
-	fmt.Fprint(w, "data: [DONE]\n\n")
-	if flusher != nil {
-		flusher.Flush()
-	}
+	ev.end()
 }
 
 // usage is the OpenAI usage of a completed request; it records the

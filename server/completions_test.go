@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -59,35 +60,40 @@ func TestCompletionPrompts(t *testing.T) {
 	}
 }
 
+// TestCompletionStream checks OpenAI's stream shape without --real-time:
+// one chunk per token, finish_reason on the last, usage only in a final
+// chunk with no choices and only when stream_options.include_usage asks.
 func TestCompletionStream(t *testing.T) {
 	ts := startServer(t, nil)
 	whole := ts.complete(t, `{"prompt":"`+prompt100+`","max_tokens":9}`)
 	for _, includeUsage := range []bool{false, true} {
-		body := `{"prompt":"` + prompt100 + `","max_tokens":9,"stream":true,"stream_options":{"include_usage":` + map[bool]string{false: "false", true: "true"}[includeUsage] + `}}`
-		s := ts.stream(t, body)
+		body := fmt.Sprintf(`{"prompt":"%s","max_tokens":9,"stream":true,"stream_options":{"include_usage":%v}}`, prompt100, includeUsage)
+		s := ts.stream(t, "/v1/completions", body)
 		if !s.done {
 			t.Errorf("stream (include_usage %v) did not end with [DONE]", includeUsage)
 		}
 		if s.text != whole.Choices[0].Text {
 			t.Errorf("streamed text = %q, want %q", s.text, whole.Choices[0].Text)
 		}
-		last := s.chunks[len(s.chunks)-1]
+		tokens := s.chunks
 		if includeUsage {
-			if len(last.Choices) != 0 || last.Usage == nil {
-				t.Errorf("last chunk = %+v, want a usage chunk without choices", last)
+			last := s.chunks[len(s.chunks)-1]
+			if len(last.Choices) != 0 || last.Usage == nil || last.Usage.PromptTokensDetails.CachedTokens != 96 || last.Usage.CompletionTokens != 9 {
+				t.Errorf("last chunk = %+v, want usage (9 completion tokens, 96 cached) and no choices", last)
 			}
-			last = s.chunks[len(s.chunks)-2]
+			tokens = s.chunks[:len(s.chunks)-1]
 		}
-		if r := last.Choices[0].FinishReason; r == nil || *r != "length" || last.Usage == nil {
-			t.Fatalf("finishing chunk = %+v, want finish_reason length and usage", last)
+		if len(tokens) != 9 {
+			t.Fatalf("stream (include_usage %v) sent %d chunks of tokens, want 9, one per token", includeUsage, len(tokens))
 		}
-		if got := last.Usage.PromptTokensDetails.CachedTokens; got != 96 {
-			t.Errorf("streamed cached_tokens = %d, want 96", got)
-		}
-		for _, c := range s.chunks[:len(s.chunks)-1] {
-			if len(c.Choices) == 1 && c.Choices[0].FinishReason != nil && c.Usage == nil {
-				t.Errorf("chunk %+v finishes early", c)
+		for i, c := range tokens {
+			wantFinish := i == len(tokens)-1
+			if len(c.Choices) != 1 || len(c.Choices[0].Text) != 1 || (c.Choices[0].FinishReason != nil) != wantFinish || c.Usage != nil {
+				t.Errorf("chunk %d = %+v, want one letter, no usage, finish_reason only on the last", i, c)
 			}
+		}
+		if r := tokens[len(tokens)-1].Choices[0].FinishReason; r == nil || *r != "length" {
+			t.Errorf("last token's finish_reason = %v, want length", r)
 		}
 	}
 }

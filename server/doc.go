@@ -1,12 +1,14 @@
 // Package server is the HTTP front of `kvctl serve --single-rank` without
-// a trace: an OpenAI-compatible completions endpoint over the live engine
-// (engine.Live), Prometheus metrics, and the embedded pool's Mooncake
-// master admin API, so that `kvctl holes --pool mooncake://ADDR` reads the
-// pool of a running server.
+// a trace: OpenAI-compatible completions and chat completions over the
+// live engine (engine.Live), Prometheus metrics, and the embedded pool's
+// Mooncake master admin API, so that `kvctl holes --pool mooncake://ADDR`
+// reads the pool of a running server.
 //
 // # Endpoints
 //
 //	POST /v1/completions     an OpenAI subset: model, prompt, max_tokens, stream, stream_options
+//	POST /v1/chat/completions an OpenAI subset: model, messages, max_tokens or
+//	                         max_completion_tokens, stream, stream_options
 //	GET  /v1/models          the one model, Options.ModelName
 //	GET  /healthz            {"status":"ok"} while the engine runs, else 503
 //	GET  /metrics            kvctl_* series and the pool's master_* and segment_* series
@@ -22,20 +24,35 @@
 // There is no real model. A prompt string is tokenized byte by byte: each
 // byte b of its UTF-8 encoding is token id b (0-255), so "hi" is [104,
 // 105]. A prompt may also be an array of token ids (any int64), or an
-// array holding one string. The engine's synthetic model generates
-// deterministic token ids in [0, 128000) (engine.NextToken); each is
-// rendered as one lowercase letter, 'a' + id mod 26, so a completion's
-// text has as many bytes as completion_tokens. Equal prompts generate
-// equal text.
+// array holding one string. A chat request's messages are joined by
+// ChatTemplate (ChatML: "<|im_start|>ROLE\nCONTENT<|im_end|>\n" each,
+// then "<|im_start|>assistant\n") and tokenized the same way; a content
+// given as parts is its text parts concatenated. The engine's synthetic
+// model generates deterministic token ids in [0, 128000)
+// (engine.NextToken); each is rendered as one lowercase letter, 'a' + id
+// mod 26, so a completion's text has as many bytes as completion_tokens.
+// Equal prompts generate equal text.
 //
-// # Usage
+// # Streams and usage
 //
-// usage.prompt_tokens_details.cached_tokens is the prompt tokens served
-// from cache: reused from the local prefix cache plus loaded from the
-// pool (engine.LiveUsage.CachedTokens). Streams carry usage in their last
-// chunk, the one with finish_reason "length", and, when
-// stream_options.include_usage is set, in a final chunk with no choices as
-// OpenAI sends it.
+// A streamed answer sends one chunk per token as the engine makes them,
+// with or without Options.RealTime, finish_reason "length" on the last
+// token's chunk; a chat stream starts with a chunk whose delta is
+// {"role":"assistant","content":""}. usage is sent only when
+// stream_options.include_usage is set, in a final chunk with no choices,
+// as OpenAI sends it; then "data: [DONE]". An answer that does not stream
+// holds its usage. usage.prompt_tokens_details.cached_tokens is the
+// prompt tokens served from cache: reused from the local prefix cache
+// plus loaded from the pool (engine.LiveUsage.CachedTokens).
+//
+// # API key
+//
+// With Options.APIKey set, the /v1 paths and the admin path that changes
+// the pool (/query_key, which leases) answer 401, with an OpenAI error
+// body of code invalid_api_key, unless the request carries
+// "Authorization: Bearer KEY". /healthz, /metrics and the read-only admin
+// paths stay open: the pool's mooncake:// client, like a Mooncake
+// master's, sends no key, and /metrics shows the same state.
 //
 // # Errors
 //
@@ -43,7 +60,8 @@
 // and the body {"error":{"message":...,"type":...,"code":...}}: 400
 // invalid_request_error for a malformed request or one the engine refuses
 // (an empty prompt, one that can never fit in the KV cache), 404 for an
-// unknown model, 503 when the server is stopping. A stream that fails
+// unknown model, 401 without the API key (see above), 503 when the server
+// is stopping. A stream that fails
 // after its first chunk ends with a data: line holding such an error
 // object and no [DONE]. A client that disconnects cancels its request and
 // the engine frees it.

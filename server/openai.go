@@ -9,25 +9,43 @@ import (
 )
 
 // DefaultMaxTokens is max_tokens when a request leaves it out (OpenAI's
-// default for completions).
+// default for completions; chat requests take it too).
 const DefaultMaxTokens = 16
 
 // maxBody bounds a request body.
 const maxBody = 16 << 20
 
-// completionRequest is the subset of an OpenAI completion request the
-// server reads; other fields (temperature, top_p, ...) are ignored.
-type completionRequest struct {
-	Model         string          `json:"model"`
-	Prompt        json.RawMessage `json:"prompt"`
-	MaxTokens     *int            `json:"max_tokens"`
-	Stream        bool            `json:"stream"`
+// requestCommon holds the fields completion and chat requests share.
+type requestCommon struct {
+	Model         string `json:"model"`
+	MaxTokens     *int   `json:"max_tokens"`
+	Stream        bool   `json:"stream"`
 	StreamOptions *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
 }
 
-// parsedRequest is a validated completion request.
+// parsed validates the shared fields and returns the request with tokens.
+func (r requestCommon) parsed(tokens []int64, maxTokens *int) (parsedRequest, error) {
+	p := parsedRequest{model: r.Model, tokens: tokens, maxTokens: DefaultMaxTokens, stream: r.Stream}
+	if maxTokens != nil {
+		p.maxTokens = *maxTokens
+	}
+	if p.maxTokens < 1 {
+		return parsedRequest{}, fmt.Errorf("max_tokens %d: want at least 1", p.maxTokens)
+	}
+	p.includeUsage = r.StreamOptions != nil && r.StreamOptions.IncludeUsage
+	return p, nil
+}
+
+// completionRequest is the subset of an OpenAI completion request the
+// server reads; other fields (temperature, top_p, ...) are ignored.
+type completionRequest struct {
+	requestCommon
+	Prompt json.RawMessage `json:"prompt"`
+}
+
+// parsedRequest is a validated completion or chat request.
 type parsedRequest struct {
 	model        string
 	tokens       []int64
@@ -46,15 +64,7 @@ func parseCompletionRequest(body []byte) (parsedRequest, error) {
 	if err != nil {
 		return parsedRequest{}, err
 	}
-	p := parsedRequest{model: req.Model, tokens: tokens, maxTokens: DefaultMaxTokens, stream: req.Stream}
-	if req.MaxTokens != nil {
-		p.maxTokens = *req.MaxTokens
-	}
-	if p.maxTokens < 1 {
-		return parsedRequest{}, fmt.Errorf("max_tokens %d: want at least 1", p.maxTokens)
-	}
-	p.includeUsage = req.StreamOptions != nil && req.StreamOptions.IncludeUsage
-	return p, nil
+	return req.parsed(tokens, req.MaxTokens)
 }
 
 // parsePrompt tokenizes a prompt: a string byte by byte (Tokenize), an

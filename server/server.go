@@ -37,6 +37,11 @@ type Options struct {
 	Master http.Handler
 	// RealTime paces the engine in wall time (engine.LiveOptions).
 	RealTime bool
+	// APIKey, when not empty, is required as "Authorization: Bearer
+	// APIKey" by the /v1 paths and by the admin paths that change the
+	// pool (/query_key grants a lease); /healthz, /metrics and the
+	// read-only admin paths stay open.
+	APIKey string
 	// ModelName is the model id of /v1/models and the only one
 	// /v1/completions accepts; default engine.DefaultModelKey.
 	ModelName string
@@ -129,20 +134,35 @@ func shutdown(srv *http.Server, opts Options) {
 	}
 }
 
+// adminReadPaths are the Mooncake master admin paths that only read the
+// pool: open whatever Options.APIKey says, as a Mooncake master's are (the
+// pool's mooncake:// client sends no key), and showing what /metrics
+// shows.
+var adminReadPaths = []string{"/get_all_keys", "/batch_query_keys", "/get_segments_detail", "/health",
+	"/get_all_segments", "/query_segment", "/api/v1/segments/status", "/leader", "/role", "/ha_status", "/kv_events/status"}
+
+// adminWritePaths are the admin paths that change the pool: /query_key
+// leases the key it finds, which keeps it from removal for a while.
+var adminWritePaths = []string{"/query_key"}
+
 // newHandler routes the server's endpoints.
 func newHandler(live *engine.Live, opts Options) http.Handler {
 	mux := http.NewServeMux()
 	c := &completions{live: live, model: opts.ModelName, metrics: newMetrics(live, opts.Pool)}
-	mux.HandleFunc("POST /v1/completions", c.serveHTTP)
-	mux.HandleFunc("GET /v1/models", c.models)
+	keyed := func(h http.Handler) http.Handler { return requireKey(opts.APIKey, h) }
+	mux.Handle("POST /v1/completions", keyed(c.handler(&textCompletions)))
+	mux.Handle("POST /v1/chat/completions", keyed(c.handler(&chatCompletions)))
+	mux.Handle("GET /v1/models", keyed(http.HandlerFunc(c.models)))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { healthz(w, live) })
+	mux.Handle("GET /metrics", c.metrics.handler())
 	if opts.Master != nil {
-		for _, p := range []string{"/get_all_keys", "/batch_query_keys", "/query_key", "/get_segments_detail", "/health",
-			"/get_all_segments", "/query_segment", "/api/v1/segments/status", "/leader", "/role", "/ha_status", "/kv_events/status"} {
+		for _, p := range adminReadPaths {
 			mux.Handle("GET "+p, opts.Master)
 		}
+		for _, p := range adminWritePaths {
+			mux.Handle("GET "+p, keyed(opts.Master))
+		}
 	}
-	mux.Handle("GET /metrics", c.metrics.handler())
 	return mux
 }
 

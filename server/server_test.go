@@ -146,19 +146,28 @@ func readStream(t *testing.T, r io.Reader) streamed {
 	return s
 }
 
-// stream posts a streaming completion that must start with 200.
-func (ts *testServer) stream(t *testing.T, body string) streamed {
+// stream posts a streaming completion to path that must start with 200.
+func (ts *testServer) stream(t *testing.T, path, body string) streamed {
 	t.Helper()
-	resp, err := http.Post(ts.url+"/v1/completions", "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatalf("POST /v1/completions: %v", err)
-	}
+	resp := ts.startStream(t, path, body)
 	defer resp.Body.Close()
+	return readStream(t, resp.Body)
+}
+
+// startStream posts a streaming request to path that must start with 200;
+// the caller closes the body.
+func (ts *testServer) startStream(t *testing.T, path, body string) *http.Response {
+	t.Helper()
+	resp, err := http.Post(ts.url+path, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatalf("POST %s: %v", path, err)
+	}
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" {
 		b, _ := io.ReadAll(resp.Body)
-		t.Fatalf("POST /v1/completions %s = %d %s, want a 200 event stream", body, resp.StatusCode, b)
+		resp.Body.Close()
+		t.Fatalf("POST %s %s = %d %s, want a 200 event stream", path, body, resp.StatusCode, b)
 	}
-	return readStream(t, resp.Body)
+	return resp
 }
 
 // metricValue returns the value of an unlabelled sample of /metrics.
