@@ -25,6 +25,8 @@ type benchOptions struct {
 	StagingBytes string
 	Copy         string
 	Sweep        []string
+	// Keep leaves the run's keys in a pool named with --pool.
+	Keep bool
 }
 
 func newBenchCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
@@ -66,7 +68,8 @@ repeatable: the runs are the cross product) runs several configurations. Each ru
 untimed transfers of the same pages with the same loader or saver (1 by
 default), so that one-time costs of the process stay out of the figure; the
 GPU pages are zeroed (loads) or the keys removed (saves) before the timed
-transfer.
+transfer. A pool named with --pool (or $KVCTL_POOL) keeps none of the run's keys
+(kvctl-bench/PAGE_BYTES/SEED/N) once it ends, unless --keep.
 
 Exit codes: 3 when --verify finds a page that differs, 5 when --device cuda
 finds no usable GPU or driver.`,
@@ -83,6 +86,7 @@ finds no usable GPU or driver.`,
 	fs := c.Flags()
 	fs.StringVar(&o.Device, "device", "auto", "device: auto, host, cuda or cuda:N")
 	o.Pool.registerDefault(fs, "a fresh embedded mem:// pool sized for the run")
+	fs.BoolVar(&o.Keep, "keep", false, "leave the run's keys in the --pool pool (removed by default)")
 	fs.StringVar(&o.PageBytes, "page-bytes", size.Format(transfer.DefaultBenchPageBytes), "bytes per page (one layer group)")
 	fs.IntVar(&o.run.RegionsPerPage, "regions-per-page", transfer.DefaultBenchRegionsPerPage, "regions per page (K and V: 2)")
 	fs.IntVar(&o.run.Pages, "pages", 0, "pages to move (default: --bytes worth)")
@@ -125,6 +129,7 @@ func runBench(ctx context.Context, ios *IOStreams, g *globalOptions, dir transfe
 	bar := newProgress(ios, g, "bench", "runs", len(runs))
 	var results []transfer.BenchResult
 	for i, r := range runs {
+		r.RemoveKeys = o.Pool.URL != "" && !o.Keep
 		res, err := benchOnce(ctx, ios, dev, o.Pool.URL, r)
 		bar.update(i+1, "")
 		if err != nil {

@@ -40,3 +40,17 @@ func groupThousands(n int64) string {
 	}
 	return b.String()
 }
+
+// capacityText spells a pool's (or a segment's) capacity for tables. JSON
+// keeps 0 as "unknown"; a table says "unlimited" for Redis, where 0 means
+// a server without maxmemory, and "unknown" for the other backends.
+func capacityText(backend string, n int64) string {
+	switch {
+	case n > 0:
+		return humanBytes(n)
+	case backend == "redis":
+		return "unlimited"
+	default:
+		return "unknown"
+	}
+}

@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -79,7 +80,7 @@ func (f *keyFlags) registerWithDefaults(fs *pflag.FlagSet, scopeFlags bool, defa
 // namespace none of them names is keys.DefaultNamespace.
 func (f *keyFlags) resolve(c *cobra.Command, getenv func(string) string) (keys.Settings, error) {
 	s := keys.Settings{Scheme: keys.Scheme(f.Scheme), Namespace: keys.Namespace{Name: keys.DefaultNamespace}}
-	if err := f.applyFiles(getenv, &s); err != nil {
+	if err := f.applyFiles(c.ErrOrStderr(), getenv, &s); err != nil {
 		return s, err
 	}
 	connector.ApplyKeysEnv(&s, getenv)
@@ -111,8 +112,9 @@ func nameFlag(c *cobra.Command, err error) error {
 }
 
 // applyFiles applies the Mooncake JSON (--mooncake-config, else
-// $MOONCAKE_CONFIG_PATH) and the LLM-API YAML (--llm-config) onto s.
-func (f *keyFlags) applyFiles(getenv func(string) string, s *keys.Settings) error {
+// $MOONCAKE_CONFIG_PATH) and the LLM-API YAML (--llm-config) onto s, and
+// writes the YAML's warnings (likely misspelt keys) to errOut.
+func (f *keyFlags) applyFiles(errOut io.Writer, getenv func(string) string, s *keys.Settings) error {
 	path := f.MooncakeConfig
 	if path == "" {
 		path = getenv("MOONCAKE_CONFIG_PATH")
@@ -130,6 +132,9 @@ func (f *keyFlags) applyFiles(getenv func(string) string, s *keys.Settings) erro
 	lc, err := connector.LoadLLMConfig(f.LLMConfig)
 	if err != nil {
 		return asUsage(err)
+	}
+	for _, w := range lc.Warnings {
+		fmt.Fprintf(errOut, "warning: --llm-config %q: %s\n", f.LLMConfig, w)
 	}
 	lc.ApplyKeys(s)
 	return nil

@@ -40,7 +40,8 @@ func writeJSONLine(w io.Writer, v any) error {
 }
 
 // tablePrinter prints rows for people: a bordered lipgloss table on a
-// terminal, tab-aligned plain text when piped (no colour, no box drawing).
+// terminal or wherever stdout gets colour (--color always, also when
+// piped), else tab-aligned plain text (no colour, no box drawing).
 type tablePrinter struct {
 	ios     *IOStreams
 	headers []string
@@ -64,7 +65,7 @@ func (t *tablePrinter) addRow(cells ...any) {
 
 // render writes the table to stdout.
 func (t *tablePrinter) render() error {
-	if !t.ios.OutTTY {
+	if !t.ios.OutTTY && !t.ios.ColorOut() {
 		return t.renderPlain()
 	}
 	r := t.ios.OutRenderer()

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/kvctl/kvctl/pool"
 	"github.com/spf13/cobra"
@@ -23,12 +25,16 @@ type poolGetOptions struct {
 func newPoolGetCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
 	opts := &poolGetOptions{}
 	c := &cobra.Command{
-		Use:     "get --pool URL KEY [--to FILE]",
-		Short:   "Print a stored value's bytes, or write them to a file",
-		Long:    "Print a stored value's bytes to stdout, or write them to --to FILE. Exits 1 when the key is absent." + poolExitCodes,
+		Use:   "get --pool URL KEY [--to FILE]",
+		Short: "Print a stored value's bytes, or write them to a file",
+		Long: "Print a stored value's bytes to stdout, or write them to --to FILE. A value that is not text is not\n" +
+			"written to a terminal: pass --to FILE or pipe it. Exits 1 when the key is absent." + poolExitCodes,
 		Example: "$ kvctl pool get --pool redis://127.0.0.1:6379/0 trtllm/m/w1r0/lg0/t32b65536/0123... --to page.bin",
 		Args:    exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			if err := g.checkOutput("table"); err != nil {
+				return err // the value's bytes have one spelling
+			}
 			opts.Key = args[0]
 			return runPoolGet(c.Context(), ios, g, opts)
 		},
@@ -46,11 +52,28 @@ func runPoolGet(ctx context.Context, ios *IOStreams, _ *globalOptions, o *poolGe
 			return err
 		}
 		if o.To == "" {
+			if ios.OutTTY && !isText(val) {
+				return fmt.Errorf("%q holds a binary value of %s; pass --to FILE or pipe it", o.Key, humanBytes(int64(len(val))))
+			}
 			_, err = ios.Out.Write(val)
 			return err
 		}
 		return os.WriteFile(o.To, val, 0o644)
 	})
+}
+
+// isText reports whether b is UTF-8 text a terminal shows as it is: no
+// control characters but tab, newline and carriage return.
+func isText(b []byte) bool {
+	if !utf8.Valid(b) {
+		return false
+	}
+	for _, r := range string(b) {
+		if unicode.IsControl(r) && r != '\t' && r != '\n' && r != '\r' {
+			return false
+		}
+	}
+	return true
 }
 
 // getValue reads one value: at its size when the store can tell it

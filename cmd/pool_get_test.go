@@ -82,3 +82,49 @@ func TestGetValue(t *testing.T) {
 		}
 	}
 }
+
+// TestPoolGetTerminal refuses to write a binary value to a terminal and
+// writes text, or anything when stdout is not a terminal.
+func TestPoolGetTerminal(t *testing.T) {
+	tests := []struct {
+		name     string
+		value    []byte
+		terminal bool
+		wantErr  bool
+	}{
+		{"binary to terminal", []byte{0x00, 0x1b, 0xff, 'k'}, true, true},
+		{"escape to terminal", []byte("a\x1b[2Jb"), true, true},
+		{"text to terminal", []byte("a value\twith tabs\n"), true, false},
+		{"binary piped", []byte{0x00, 0x1b, 0xff, 'k'}, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			snap := t.TempDir() + "/pool.snap"
+			url := "mem://?capacity=1MiB&snapshot=" + snap
+			ios, out, _ := NewTestIOStreams("")
+			st, err := pool.Open(context.Background(), url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := make([]pool.Code, 1)
+			if err := st.Put(context.Background(), []pool.PutItem{{Key: "k", Value: tt.value}}, res); err != nil || res[0] != pool.OK {
+				t.Fatalf("Put = %v, %v", err, res[0])
+			}
+			if err := st.Close(); err != nil {
+				t.Fatal(err)
+			}
+			ios.OutTTY = tt.terminal
+			err = runPoolGet(context.Background(), ios, &globalOptions{}, &poolGetOptions{Pool: poolFlag{URL: url}, Key: "k"})
+			if gotErr := err != nil; gotErr != tt.wantErr {
+				t.Fatalf("runPoolGet(%q, terminal %t) = %v, want error %t", tt.value, tt.terminal, err, tt.wantErr)
+			}
+			want := tt.value
+			if tt.wantErr {
+				want = nil
+			}
+			if !bytes.Equal(out.Bytes(), want) {
+				t.Errorf("runPoolGet(%q, terminal %t) wrote %q, want %q", tt.value, tt.terminal, out.Bytes(), want)
+			}
+		})
+	}
+}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/url"
 	"time"
 
 	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/pool/mem"
 	"github.com/spf13/cobra"
 )
 
@@ -29,10 +31,16 @@ func newPoolPutCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
 		Short: "Store a value if its key is absent",
 		Long: `Store FILE's bytes under KEY if the key is absent. A put never overwrites: when
 the key exists the command exits 0 and says on stderr that the stored value was
-kept (Mooncake's OBJECT_ALREADY_EXISTS, which its client reports as success).` + poolExitCodes,
+kept (Mooncake's OBJECT_ALREADY_EXISTS, which its client reports as success).
+A mem:// pool without snapshot= ends with the command, and the value with it:
+a note on stderr says so. -o json prints {"key", "bytes", "stored"}, stored
+false when the key existed.` + poolExitCodes,
 		Example: "$ kvctl pool put --pool mem://?snapshot=pool.snap k1 --from page.bin --soft-pin-ttl-ms 60000",
 		Args:    exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			if err := g.checkOutput("table", "json"); err != nil {
+				return err
+			}
 			opts.Key = args[0]
 			opts.softPinWanted = c.Flags().Changed("soft-pin-ttl-ms")
 			if err := opts.validate(); err != nil {
@@ -60,6 +68,14 @@ func (o *poolPutOptions) validate() error {
 	return nil
 }
 
+// putResult is pool put -o json.
+type putResult struct {
+	Key   string `json:"key"`
+	Bytes int    `json:"bytes"`
+	// Stored is false when the key existed and kept its value.
+	Stored bool `json:"stored"`
+}
+
 // runPoolPut stores --from's bytes under the key; a key that exists keeps
 // its value, with a note on stderr.
 func runPoolPut(ctx context.Context, ios *IOStreams, g *globalOptions, o *poolPutOptions) error {
@@ -72,17 +88,39 @@ func runPoolPut(ctx context.Context, ios *IOStreams, g *globalOptions, o *poolPu
 		if err := st.Put(ctx, []pool.PutItem{item}, res); err != nil {
 			return err
 		}
-		switch res[0] {
-		case pool.OK:
-			return nil
-		case pool.ObjectAlreadyExists:
-			if !g.Quiet {
-				fmt.Fprintf(ios.ErrOut, "note: %q already exists: the stored value was kept (a put never overwrites)\n", o.Key)
-			}
-			return nil
+		if res[0] != pool.OK && res[0] != pool.ObjectAlreadyExists {
+			return &pool.Error{Code: res[0], Op: "put", Key: o.Key}
 		}
-		return &pool.Error{Code: res[0], Op: "put", Key: o.Key}
+		if !g.Quiet {
+			notePut(ios, o, res[0])
+		}
+		if g.Output == "json" {
+			return writeJSON(ios.Out, putResult{Key: o.Key, Bytes: len(item.Value), Stored: res[0] == pool.OK})
+		}
+		return nil
 	})
+}
+
+// notePut says on stderr that an existing key kept its value, or that a
+// pool without a snapshot forgets the value when the command ends.
+func notePut(ios *IOStreams, o *poolPutOptions, code pool.Code) {
+	switch {
+	case code == pool.ObjectAlreadyExists:
+		fmt.Fprintf(ios.ErrOut, "note: %q already exists: the stored value was kept (a put never overwrites)\n", o.Key)
+	case discardedAtExit(o.Pool.URL):
+		fmt.Fprintf(ios.ErrOut, "note: %s has no snapshot=: the value is discarded when this command exits (add snapshot=PATH to keep it)\n", o.Pool.URL)
+	}
+}
+
+// discardedAtExit reports whether rawURL names an embedded pool that keeps
+// nothing after the process ends: mem:// without snapshot=.
+func discardedAtExit(rawURL string) bool {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Scheme != "mem" {
+		return false
+	}
+	opts, err := mem.ParseURL(u)
+	return err == nil && opts.SnapshotPath == ""
 }
 
 // putItem reads --from and spells the put the flags ask for.

@@ -74,7 +74,7 @@ func printPoolStat(ios *IOStreams, s pool.Stat) error {
 	tp.addRow("read only", s.ReadOnly)
 	tp.addRow("objects (keys)", s.Keys)
 	tp.addRow("used", humanBytes(s.UsedBytes))
-	tp.addRow("capacity", humanBytes(s.CapacityBytes))
+	tp.addRow("capacity", capacityText(s.Backend, s.CapacityBytes))
 	tp.addRow("mean bytes per object", humanBytes(meanObjectBytes(s)))
 	tp.addRow("master metadata (estimate)", fmt.Sprintf("~%s (%s per object)",
 		humanBytes(mooncake.MetadataBytesEstimate(s.Keys)), humanBytes(mooncake.MetadataBytesPerObject)))
@@ -89,7 +89,7 @@ func printPoolStat(ios *IOStreams, s pool.Stat) error {
 	}
 	tp.addRow("allocation failures", s.AllocationFailure)
 	for _, seg := range s.Segments {
-		tp.addRow("segment "+seg.Name, fmt.Sprintf("%s of %s", humanBytes(seg.UsedBytes), humanBytes(seg.CapacityBytes)))
+		tp.addRow("segment "+seg.Name, fmt.Sprintf("%s of %s", humanBytes(seg.UsedBytes), capacityText(s.Backend, seg.CapacityBytes)))
 	}
 	return tp.render()
 }

@@ -171,8 +171,12 @@ func subcommands(ios *IOStreams, g *globalOptions) []*cobra.Command {
 // exactArgs is cobra.ExactArgs with a usage error.
 func exactArgs(n int) cobra.PositionalArgs {
 	return func(c *cobra.Command, args []string) error {
-		if len(args) != n {
-			return usagef("%s takes %d argument(s), got %d: %s", c.CommandPath(), n, len(args), strings.Join(args, " "))
+		switch {
+		case len(args) == n:
+		case len(args) == 0:
+			return usagef("%s takes %d argument(s), got none", c.CommandPath(), n)
+		default:
+			return usagef("%s takes %d argument(s), got %d: %q", c.CommandPath(), n, len(args), args)
 		}
 		return nil
 	}

@@ -64,8 +64,9 @@ embedded mem:// pool sized for the run, on the replay's clock; with --pool
 redis://... several processes share one pool.
 The report and what each number means: docs/serve.md.
 
-Exit codes: 3 when a loaded page differs from the computed one or a request
-is lost, 4 when the pool is unreachable.`,
+Exit codes: 3 when a loaded page differs from the computed one, a request
+is lost or requests failed (after the report; one line says how many and why
+the first failed), 4 when the pool is unreachable.`,
 		Example: `$ kvctl serve --single-rank --trace testdata/trace-small.jsonl
 $ kvctl serve --single-rank --synthetic conversations=50,turns=4 -o json
 $ kvctl serve --single-rank --trace conversation.jsonl --pool redis://127.0.0.1:6379/0 --stats-interval 10s
@@ -132,7 +133,8 @@ func runServe(ctx context.Context, ios *IOStreams, g *globalOptions, o *serveOpt
 
 // checkServeReport is the verdict on a report already printed: exit 3 on
 // any mismatch or lost request, else exit 4 when a pool call failed (the
-// run went on without the pool's answers).
+// run went on without the pool's answers), else exit 3 when requests
+// failed (one line names how many and the first one's error).
 func checkServeReport(rep engine.Report) error {
 	if rep.VerifyMismatches > 0 {
 		return &verifyError{err: fmt.Errorf("%d loaded pages differ from the computed ones", rep.VerifyMismatches)}
@@ -144,7 +146,20 @@ func checkServeReport(rep engine.Report) error {
 		return fmt.Errorf("%d pool calls failed, the first at %.0f ms (request %d of %d): %w", rep.PoolCallFailures,
 			*rep.FirstPoolFailureAtMS, *rep.FirstPoolFailureRequest, rep.Requests, pool.ErrUnreachable)
 	}
+	if rep.Failed > 0 {
+		return &verifyError{err: fmt.Errorf("%s of %s requests failed%s", groupThousands(rep.Failed), groupThousands(rep.Requests), firstFailure(rep))}
+	}
 	return nil
+}
+
+// firstFailure spells the first failed request's error for the summary,
+// "" when the report lists none.
+func firstFailure(rep engine.Report) string {
+	if len(rep.FailedRequests) == 0 {
+		return ""
+	}
+	f := rep.FailedRequests[0]
+	return fmt.Sprintf("; the first, request %q: %s", f.ID, f.Error)
 }
 
 // attachPool opens --pool (a mem:// one on the replay's clock), or an

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"net"
 
 	"github.com/kvctl/kvctl/engine"
 	"github.com/kvctl/kvctl/keys"
@@ -21,6 +22,9 @@ func (o *serveOptions) config(c *cobra.Command, ios *IOStreams, g *globalOptions
 	}
 	if o.Trace != "" && o.Synthetic != "" {
 		return cfg, nil, usagef("give --trace FILE or --synthetic SPEC, not both (or neither, to serve HTTP on --addr)")
+	}
+	if err := o.checkAddr(c.Flags().Changed("addr")); err != nil {
+		return cfg, nil, err
 	}
 	o.Pool.resolve(ios)
 	o.Pool.noteFromEnv(ios, g)
@@ -47,6 +51,21 @@ func (o *serveOptions) config(c *cobra.Command, ios *IOStreams, g *globalOptions
 	}
 	src, err := o.source()
 	return cfg, src, err
+}
+
+// checkAddr refuses --addr given with a replay, which listens on nothing,
+// and an --addr that is not HOST:PORT.
+func (o *serveOptions) checkAddr(given bool) error {
+	if o.Trace != "" || o.Synthetic != "" {
+		if given {
+			return usagef("--addr is for the HTTP front: --trace and --synthetic print a report and listen on nothing")
+		}
+		return nil
+	}
+	if _, port, err := net.SplitHostPort(o.Addr); err != nil || port == "" {
+		return usagef("--addr %q: want HOST:PORT, e.g. 127.0.0.1:8000 (port 0 picks a free one)", o.Addr)
+	}
+	return nil
 }
 
 // engineConfig completes o.Engine, which the engine flags are bound to,

@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	"github.com/kvctl/kvctl/stats"
 	"github.com/spf13/cobra"
@@ -68,20 +69,30 @@ func parseLogs(ctx context.Context, ios *IOStreams, paths []string) (stats.Summa
 	return total, nil
 }
 
+// rankCount spells how many ranks a kind of line came from: "-" when no
+// line named one (serve's own lines have no rank=), which 0 would misread
+// as rank 0.
+func rankCount(ranks []int) string {
+	if len(ranks) == 0 {
+		return "-"
+	}
+	return strconv.Itoa(len(ranks))
+}
+
 func printStatsSummary(ios *IOStreams, s stats.Summary) error {
 	tp := newTablePrinter(ios, "kind", "lines", "ranks", "figures")
 	if h := s.PrefixHoles; h != nil {
-		tp.addRow("prefix-hole", h.Lines, len(h.Ranks), summaryLine(h.Totals))
+		tp.addRow("prefix-hole", h.Lines, rankCount(h.Ranks), summaryLine(h.Totals))
 	}
 	for _, l := range []*stats.LoadSummary{s.Load, s.Save} {
 		if l != nil {
 			t := l.Totals
-			tp.addRow(fmt.Sprint(t.Op), l.Lines, len(l.Ranks),
+			tp.addRow(fmt.Sprint(t.Op), l.Lines, rankCount(l.Ranks),
 				fmt.Sprintf("%d pages, %d store calls, %s, %d failed pages", t.Pages, t.StoreCalls, humanBytes(t.Bytes), t.FailedPages))
 		}
 	}
 	if a := s.AsyncLoad; a != nil {
-		tp.addRow("async-load", a.Lines, len(a.Ranks), fmt.Sprintf(
+		tp.addRow("async-load", a.Lines, rankCount(a.Ranks), fmt.Sprintf(
 			"%d completed, wait %.2f ms mean %.2f max, transfer %.2f ms mean %.2f max, queue max %d, %d failed pages, %.2f GiB",
 			a.Completed, a.WaitMeanMS, a.WaitMaxMS, a.TransferMeanMS, a.TransferMaxMS, a.QueueMax, a.FailedPages, a.LoadedGiB))
 	}

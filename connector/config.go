@@ -91,7 +91,7 @@ type MooncakeConfig struct {
 // of the same file use are ignored; the keys kvctl knows are checked: sizes
 // are a non-negative integer or a string with a binary unit ("3GiB"; decimal
 // units such as "3GB" are refused, since other readers of the file take them
-// as powers of 1024), master_server_address is required, role is one of
+// as powers of 1024), role is one of
 // Roles. Unset keys get the defaults of spec/mooncake-pool.md. A null is an
 // unset key, except for namespace and cache_prefix, which upstream turns
 // into the string "None".
@@ -120,7 +120,7 @@ func ParseMooncakeConfig(data []byte) (MooncakeConfig, error) {
 	var raw map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&raw); err != nil {
-		return c, fmt.Errorf("not a JSON object: %w", err)
+		return c, jsonError(data, err)
 	}
 	if dec.More() {
 		return c, errors.New("not a JSON object: more data after the object")
@@ -260,12 +260,12 @@ func sizeField(dst *int64) func(json.RawMessage) error {
 	}
 }
 
-// Validate checks what would otherwise fail later: a master address, a
-// known role, positive buffer and batch sizes, at least one async worker.
+// Validate checks what would otherwise fail later: a known role, positive
+// buffer and batch sizes, at least one async worker. master_server_address
+// is not required: kvctl reads the file for its keys and connector
+// settings, and names a master with a pool URL (mooncake://HOST:PORT).
 func (c MooncakeConfig) Validate() error {
 	switch {
-	case strings.TrimSpace(c.MasterServerAddress) == "":
-		return errors.New("master_server_address is required")
 	case c.LocalBufferSize <= 0:
 		return fmt.Errorf("local_buffer_size must be positive, got %d", c.LocalBufferSize)
 	case c.TransferBatchSize <= 0:

@@ -48,6 +48,10 @@ type LLMConfig struct {
 	Lookahead int
 	// MooncakeStore holds kv_connector_config.mooncake_store as written.
 	MooncakeStore map[string]any
+	// Warnings name keys that look like misspellings of the fields read
+	// (kv_cache_config.tokens_per_blok), with their lines: they are
+	// ignored, and the field keeps its default.
+	Warnings []string
 }
 
 type llmYAML struct {
@@ -74,7 +78,8 @@ type specYAML struct {
 // LoadLLMConfig reads a TensorRT-LLM extra LLM-API YAML file: tokens per
 // block, attention DP, TP size, the speculative config (for the prompt
 // lookahead) and kv_connector_config.mooncake_store. Other keys are
-// ignored; the keys read are type-checked.
+// ignored; the keys read are type-checked, and a key a few letters from
+// one of them is named in Warnings.
 func LoadLLMConfig(path string) (LLMConfig, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -90,9 +95,15 @@ func LoadLLMConfig(path string) (LLMConfig, error) {
 // ParseLLMConfig parses the contents of an extra LLM-API YAML file, as
 // LoadLLMConfig does.
 func ParseLLMConfig(data []byte) (LLMConfig, error) {
-	var y llmYAML
+	var (
+		root yaml.Node
+		y    llmYAML
+	)
 	dec := yaml.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&y); err != nil && !errors.Is(err, io.EOF) {
+	if err := dec.Decode(&root); err != nil && !errors.Is(err, io.EOF) {
+		return LLMConfig{}, err
+	}
+	if err := root.Decode(&y); err != nil && root.Kind != 0 {
 		return LLMConfig{}, err
 	}
 	c := LLMConfig{
@@ -100,6 +111,7 @@ func ParseLLMConfig(data []byte) (LLMConfig, error) {
 		EnableAttentionDP:  y.EnableAttentionDP,
 		TensorParallelSize: y.TensorParallelSize,
 		MooncakeStore:      y.KVConnectorConfig.MooncakeStore,
+		Warnings:           llmTypos(&root),
 	}
 	if t := y.KVCacheConfig.TokensPerBlock; t != nil {
 		if *t <= 0 {

@@ -50,9 +50,9 @@ func TestLoadMooncakeConfigErrors(t *testing.T) {
 		t.Error("LoadMooncakeConfig(missing file) = nil error")
 	}
 	tests := []struct{ json, want string }{
-		{`{}`, "master_server_address is required"},
-		{`{"master_server_address": ""}`, "master_server_address is required"},
-		{`[1]`, "not a JSON object"},
+		{`[1]`, "line 1, column 1: not a JSON object"},
+		{"{\"namespace\": \"n\",\n  \"model_key\": }", "line 2, column 16: not valid JSON: invalid character '}'"},
+		{"{\n\"namespace\": \"n\"", "not a JSON object: unexpected EOF"},
 		{`null`, "not a JSON object: null"},
 		{`{"master_server_address": "m"} {}`, "more data after the object"},
 		{`{"master_server_address": 5}`, "master_server_address: want a string, got 5"},
@@ -219,5 +219,14 @@ func TestCheckRole(t *testing.T) {
 		if err := CheckRole(role); !errors.Is(err, ErrBadConfig) {
 			t.Errorf("CheckRole(%q) = %v, want ErrBadConfig", role, err)
 		}
+	}
+}
+
+// TestParseMooncakeConfigWithoutMaster: the keys need only namespace and
+// model_key; kvctl names a master with a pool URL, not this file.
+func TestParseMooncakeConfigWithoutMaster(t *testing.T) {
+	got, err := ParseMooncakeConfig([]byte(`{"namespace": "ns", "model_key": "m"}`))
+	if err != nil || got.Namespace != "ns" || got.ModelKey != "m" {
+		t.Errorf("ParseMooncakeConfig(namespace and model_key only) = %+v, %v, want them read and no error", got, err)
 	}
 }

@@ -1,6 +1,9 @@
 package pool
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // The optional abilities a backend may offer, beyond Store. Callers find
 // them by type assertion (st.(pool.Sizer)) and fall back, or say why they
@@ -21,6 +24,18 @@ type Lister interface {
 type LeasingExister interface {
 	// ExistLeasing is Exist that grants a lease to every present key.
 	ExistLeasing(ctx context.Context, keys []string, status []int) error
+}
+
+// LeaseReporter is implemented by backends that can say how long their
+// leases last and when each key's lease ends, so that a refused Remove
+// (ObjectHasLease) can say when to retry.
+type LeaseReporter interface {
+	// LeaseTTL is how long a get or a leasing probe leases a key.
+	LeaseTTL() time.Duration
+	// Leases writes into until each key's lease deadline, or the zero Time
+	// when the key is absent or its lease has expired (len(until) ==
+	// len(keys)). It grants no lease.
+	Leases(ctx context.Context, keys []string, until []time.Time) error
 }
 
 // Sizer is implemented by backends that can report their values' sizes

@@ -22,6 +22,7 @@ import (
 var abilities = map[string]reflect.Type{
 	"Lister":         reflect.TypeFor[pool.Lister](),
 	"LeasingExister": reflect.TypeFor[pool.LeasingExister](),
+	"LeaseReporter":  reflect.TypeFor[pool.LeaseReporter](),
 	"Sizer":          reflect.TypeFor[pool.Sizer](),
 	"Locator":        reflect.TypeFor[pool.Locator](),
 	"Snapshotter":    reflect.TypeFor[pool.Snapshotter](),

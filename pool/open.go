@@ -3,8 +3,10 @@ package pool
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -46,6 +48,9 @@ func Schemes() []string {
 // keylist:PATH. A URL whose backend is not registered (or not linked into
 // the binary) is refused with an error wrapping ErrBadURL.
 func Open(ctx context.Context, rawURL string) (Store, error) {
+	if looksLikeHostPort(rawURL) {
+		return nil, fmt.Errorf("%w %q: missing scheme, e.g. redis://%s/0 or mooncake://%s", ErrBadURL, rawURL, rawURL, rawURL)
+	}
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("%w %q: %v", ErrBadURL, rawURL, err)
@@ -60,4 +65,18 @@ func Open(ctx context.Context, rawURL string) (Store, error) {
 		return nil, fmt.Errorf("%w %q: unknown scheme %q (want one of %s)", ErrBadURL, rawURL, u.Scheme, strings.Join(Schemes(), ", "))
 	}
 	return open(ctx, u)
+}
+
+// looksLikeHostPort reports whether s is a bare HOST:PORT (127.0.0.1:6379,
+// localhost:6379), an address given without its URL's scheme.
+func looksLikeHostPort(s string) bool {
+	if strings.Contains(s, "/") {
+		return false
+	}
+	host, port, err := net.SplitHostPort(s)
+	if err != nil || host == "" {
+		return false
+	}
+	_, err = strconv.ParseUint(port, 10, 16)
+	return err == nil
 }

@@ -27,6 +27,7 @@
 //	ability         what it adds                                   mem  redis  mooncake  keylist
 //	Lister          List keys by prefix                            yes  yes    yes       yes
 //	LeasingExister  Exist that grants leases (BatchExistKey)       yes
+//	LeaseReporter   lease length and each key's lease deadline     yes
 //	Sizer           value sizes without reading them               yes  yes
 //	Locator         values' segments and offsets, with no lease    yes
 //	Snapshotter     save to the snapshot file                      yes

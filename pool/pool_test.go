@@ -29,6 +29,15 @@ func TestOpenRefusesUnknownURLs(t *testing.T) {
 	}
 }
 
+func TestOpenNamesAMissingScheme(t *testing.T) {
+	for _, u := range []string{"127.0.0.1:6499", "localhost:6379", "[::1]:6379"} {
+		_, err := pool.Open(context.Background(), u)
+		if !errors.Is(err, pool.ErrBadURL) || !strings.Contains(err.Error(), "missing scheme, e.g. redis://"+u+"/0") {
+			t.Errorf("Open(%q) = %v, want ErrBadURL saying the scheme is missing", u, err)
+		}
+	}
+}
+
 func TestCodes(t *testing.T) {
 	err := fmt.Errorf("wrapped: %w", &pool.Error{Code: pool.ObjectHasLease, Op: "remove", Key: "k"})
 	if got := pool.CodeOf(err); got != pool.ObjectHasLease {

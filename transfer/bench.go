@@ -66,6 +66,9 @@ type BenchOptions struct {
 	// the process's one-time costs out of the figure, as a long-running
 	// server has paid them. Saves remove the keys again after each.
 	Warmups int
+	// RemoveKeys removes the run's page keys from the pool when it ends,
+	// so that a shared pool keeps nothing of the run.
+	RemoveKeys bool
 }
 
 // BenchResult is one benchmark run's outcome.
@@ -145,7 +148,7 @@ func (o BenchOptions) withDefaults() (BenchOptions, error) {
 // pages for a save, after putting and removing the keys once so that an
 // in-process pool's memory is touched), times the transfer (one Load, or
 // one SaveAll, of every request), verifies it when asked, then times the
-// contiguous baseline. A verification failure returns the result and an
+// contiguous baseline, and with RemoveKeys removes the page keys. A verification failure returns the result and an
 // error wrapping ErrVerifyFailed.
 func Bench(ctx context.Context, o BenchOptions) (BenchResult, error) {
 	o, err := o.withDefaults()
@@ -163,7 +166,11 @@ func Bench(ctx context.Context, o BenchOptions) (BenchResult, error) {
 	defer ClosePagePools(pools)
 	r := newBenchResult(o)
 	b := &benchRun{o: o, pools: pools, stats: &Stats{}, res: &r}
-	if err := b.run(ctx); err != nil {
+	err = b.run(ctx)
+	if o.RemoveKeys {
+		err = errors.Join(err, b.removeKeys(ctx))
+	}
+	if err != nil {
 		return r, err
 	}
 	if r.Verify != "ok" && r.Verify != "skipped" {

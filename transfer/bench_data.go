@@ -105,6 +105,20 @@ func (b *benchRun) clearKeys(ctx context.Context) error {
 	})
 }
 
+// removeKeys removes the pages' keys once the run ended, also when it
+// was interrupted: for a while, on a context that is not cancelled.
+func (b *benchRun) removeKeys(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeKeysTimeout)
+	defer cancel()
+	if err := b.clearKeys(ctx); err != nil {
+		return fmt.Errorf("removing the run's keys (prefix %q): %w", b.o.KeyPrefix, err)
+	}
+	return nil
+}
+
+// removeKeysTimeout bounds removeKeys.
+const removeKeysTimeout = 30 * time.Second
+
 // fillGPU writes every page's bytes to the GPU and returns an event that
 // completes once they are there.
 func (b *benchRun) fillGPU() (cuda.Event, error) {

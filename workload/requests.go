@@ -48,7 +48,8 @@ func (r Request) Scope() keys.Scope {
 //
 //	reading requests from "r.jsonl": line 3: multimodal_hashes[0]: want 8 int32 values, got 7
 //
-// Errors about the content wrap ErrBadInput. null stands for an absent
+// Errors about the content wrap ErrBadInput, as does a file with no
+// requests (empty, or blank lines only). null stands for an absent
 // optional field. Lines are parsed on several
 // goroutines, ahead of fn, but fn is called from the caller's goroutine,
 // one request at a time, and never for a line after a bad one. An error
@@ -60,7 +61,13 @@ func ReadRequests(r io.Reader, name string, fn func(line int, req Request) error
 		b.parse(name)
 		split.recycle(b)
 	}
-	deliver := func(b *requestBatch) error { return b.deliver(fn) }
+	requests := 0
+	deliver := func(b *requestBatch) error {
+		return b.deliver(func(line int, req Request) error {
+			requests++
+			return fn(line, req)
+		})
+	}
 	p := ordered.Start(context.Background(), workers, 2*workers, parse, deliver)
 	defer p.Stop()
 	for {
@@ -71,6 +78,9 @@ func ReadRequests(r io.Reader, name string, fn func(line int, req Request) error
 			}
 			if readErr != nil && readErr != io.EOF {
 				return fmt.Errorf("reading requests from %q: line %d: %w", name, split.line, readErr)
+			}
+			if requests == 0 {
+				return badInput(fmt.Errorf("reading requests from %q: no requests", name))
 			}
 			return nil
 		}

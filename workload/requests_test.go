@@ -94,6 +94,8 @@ func TestReadRequestsErrors(t *testing.T) {
 		{`{"id":"\x","tokens":[1]}`, `id: bad escape "\\x"`},
 		{`{"id":"abc`, `id: unterminated string`},
 		{`{"id":nul,"tokens":[1]}`, `id: want a string, got "nul`},
+		{"", `reading requests from "r.jsonl": no requests`},
+		{"\n  \n", `reading requests from "r.jsonl": no requests`},
 	}
 	for _, tt := range tests {
 		_, _, err := readAll(t, tt.in)

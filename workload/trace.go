@@ -61,12 +61,12 @@ func (r TraceRecord) Validate() error {
 // stopping at fn's first error. It is strict: every field must be present,
 // no other field may be, every record must pass Validate, and timestamps
 // must not decrease. Errors name the input (name) and the line; those about
-// the content wrap ErrBadInput.
+// the content wrap ErrBadInput, as does a trace with no requests.
 func ReadTrace(r io.Reader, name string, fn func(line int, rec TraceRecord) error) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxTraceLine)
 	prev := int64(0)
-	line := 0
+	line, seen := 0, false
 	for sc.Scan() {
 		line++
 		text := bytes.TrimSpace(sc.Bytes())
@@ -80,7 +80,7 @@ func ReadTrace(r io.Reader, name string, fn func(line int, rec TraceRecord) erro
 		if err != nil {
 			return badInput(fmt.Errorf("reading trace %q: line %d: %w", name, line, err))
 		}
-		prev = rec.Timestamp
+		prev, seen = rec.Timestamp, true
 		if err := fn(line, rec); err != nil {
 			return err
 		}
@@ -91,6 +91,9 @@ func ReadTrace(r io.Reader, name string, fn func(line int, rec TraceRecord) erro
 			err = badInput(err)
 		}
 		return err
+	}
+	if !seen {
+		return badInput(fmt.Errorf("reading trace %q: no requests", name))
 	}
 	return nil
 }

@@ -66,6 +66,8 @@ func TestReadTraceErrors(t *testing.T) {
 		{"trailing", ok + ` {}`, "text after the JSON object"},
 		{"back in time", ok + "\n\n" + strings.Replace(ok, `"timestamp": 5`, `"timestamp": 4`, 1),
 			"line 3: timestamp 4 is before the previous request's 5"},
+		{"empty", "", "no requests"},
+		{"blank lines", "\n\n", "no requests"},
 	}
 	for _, tt := range tests {
 		err := ReadTrace(strings.NewReader(tt.input), "t.jsonl", func(int, TraceRecord) error { return nil })

@@ -180,7 +180,10 @@
 // deadline if bit 1, uint32 length and group id if bit 2, and the value's
 // bytes unless metadata-only; last, the xxh3-64 of everything before it as
 // uint64. A snapshot is loaded only into a store of the same capacity,
-// segments, arena size and mode; it is written to a temporary file beside
+// segments, arena size and mode: a URL that names a snapshot and none of
+// capacity=, segments=, arena= and metadata_only= takes them from the
+// file's header, and one that sets any of them is refused
+// at open when they differ from the file's; it is written to a temporary file beside
 // the target and renamed over it. Objects keep their placement, so the
 // loaded pool's accounting equals the saved one's. Runs sharing a snapshot
 // file do not merge: the last to save wins. Version 1 files, which gave

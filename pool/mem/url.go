@@ -33,7 +33,9 @@ func Open(ctx context.Context, u *url.URL) (*Store, error) {
 }
 
 // ParseURL turns a mem:// URL into Options. Errors wrap pool.ErrBadURL and
-// name the parameter.
+// name the parameter. A URL with snapshot= and none of capacity=,
+// segments=, arena= and metadata_only= takes those from the
+// snapshot file's header when the file exists.
 func ParseURL(u *url.URL) (Options, error) {
 	var opts Options
 	bad := func(format string, args ...any) (Options, error) {
@@ -61,6 +63,9 @@ func ParseURL(u *url.URL) (Options, error) {
 		if err := set(&opts, vals[0]); err != nil {
 			return bad("parameter %s=%q: %v", name, vals[0], err)
 		}
+	}
+	if err := adoptSnapshotGeometry(&opts, q); err != nil {
+		return Options{}, err
 	}
 	if _, err := opts.withDefaults(); err != nil {
 		return bad("%v", err)

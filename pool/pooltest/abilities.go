@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/kvctl/kvctl/pool"
 )
@@ -238,4 +239,30 @@ func segmentNames(f *fixture) map[string]bool {
 		names[s.Name] = true
 	}
 	return names
+}
+
+func testLeases(f *fixture) {
+	lr, ok := f.s.(pool.LeaseReporter)
+	if !ok {
+		f.t.Skip("backend does not implement pool.LeaseReporter")
+	}
+	if ttl := lr.LeaseTTL(); ttl <= 0 {
+		f.t.Fatalf("LeaseTTL() = %v, want a positive duration", ttl)
+	}
+	k, idle, missing := f.key("k"), f.key("idle"), f.key("missing")
+	f.mustPut(item(k, value(k, 8)), item(idle, value(idle, 8)))
+	before := time.Now()
+	if err := f.s.Get(f.ctx, []string{k}, [][]byte{make([]byte, 8)}, make([]int64, 1)); err != nil {
+		f.t.Fatalf("Get = %v, want nil", err)
+	}
+	until := make([]time.Time, 3)
+	if err := lr.Leases(f.ctx, []string{k, idle, missing}, until); err != nil {
+		f.t.Fatalf("Leases = %v, want nil", err)
+	}
+	if !until[0].After(before) || !until[1].IsZero() || !until[2].IsZero() {
+		f.t.Errorf("Leases(got, idle, missing) = %v, want a deadline after %v, then two zero Times", until, before)
+	}
+	if err := callNoPanic(func() error { return lr.Leases(f.ctx, []string{k}, nil) }); err == nil || errors.Is(err, errPanicked) {
+		f.t.Errorf("Leases with mismatched slice lengths = %v, want an error", err)
+	}
 }

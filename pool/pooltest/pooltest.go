@@ -6,8 +6,9 @@
 // Every subtest writes keys under its own unique prefix and removes them
 // (with force) when it ends, so a shared server can run the suite, and
 // closes every store open returned (open must not close it). The optional
-// abilities Run covers (pool.Lister, pool.LeasingExister, pool.Sizer, pool.Locator) are
-// tested when the store has them and skipped otherwise.
+// abilities Run covers (pool.Lister, pool.LeasingExister, pool.Sizer,
+// pool.LeaseReporter, pool.Locator) are tested when the store has them and
+// skipped otherwise.
 package pooltest
 
 import (

@@ -11,6 +11,8 @@ import (
 	"errors"
 	"math/big"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -145,5 +147,22 @@ func TestOpenRESP2(t *testing.T) {
 	n := make([]int64, 1)
 	if err := s.Get(context.Background(), []string{"missing"}, [][]byte{nil}, n); err != nil || n[0] != int64(pool.ObjectNotFound) {
 		t.Errorf("Get(missing) over RESP2 = %d, %v, want OBJECT_NOT_FOUND", n[0], err)
+	}
+}
+
+// TestOpenHTTPPort: a redis:// URL at an HTTP server's port says the
+// server is not a Redis server.
+func TestOpenHTTPPort(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	defer srv.Close()
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	raw := "redis://" + addr
+	s, err := pool.Open(context.Background(), raw)
+	if err == nil {
+		_, err = s.Stat(context.Background())
+		s.Close()
+	}
+	if err == nil || !strings.Contains(err.Error(), "does not speak the Redis protocol (is it an HTTP port?") || !strings.Contains(err.Error(), addr) {
+		t.Errorf("Open(%q), Stat = %v, want an error saying %s is not a Redis server", raw, err, addr)
 	}
 }

@@ -81,7 +81,7 @@ func openConfig(ctx context.Context, cfg config) (*Store, error) {
 	cfg.opt.RetryDelay = boundedBackoff(cfg.readRetries, down)
 	client, err := rueidis.NewClient(cfg.opt)
 	if err != nil {
-		return nil, fmt.Errorf("opening redis pool at %s: %w: %w", addr, pool.ErrUnreachable, err)
+		return nil, fmt.Errorf("opening redis pool at %s: %w: %w", addr, pool.ErrUnreachable, explainProtocol(addr, err))
 	}
 	if client.Mode() == rueidis.ClientModeCluster && cfg.opt.SelectDB != 0 {
 		client.Close()
@@ -127,7 +127,7 @@ func (s *Store) classify(op, key string, err error) failure {
 	if key != "" {
 		what += fmt.Sprintf(" %q", key)
 	}
-	return failure{code, fmt.Errorf("%s: redis at %s: %w: %w", what, s.addr, pool.ErrUnreachable, err)}
+	return failure{code, fmt.Errorf("%s: redis at %s: %w: %w", what, s.addr, pool.ErrUnreachable, explainProtocol(s.addr, err))}
 }
 
 // isTimeout reports whether err is a network timeout.
