@@ -95,6 +95,7 @@ $ kvctl serve --single-rank --addr 0.0.0.0:8000 --api-key sk-local`,
 	fs.BoolVar(&o.RealTime, "real-time", false, "HTTP front: pace modelled iteration costs in wall time (realistic latency; default: as fast as the CPU allows)")
 	fs.StringVar(&o.APIKey, "api-key", "", "HTTP front: require Authorization: Bearer KEY on the /v1 paths and /query_key (default $KVCTL_API_KEY; none: open)")
 	o.Key.registerWithDefaults(fs, false, engine.DefaultTokensPerBlock, keys.DefaultLayerGroup.String())
+	describeModelKeyDefault(fs, engine.DefaultModelKey)
 	o.registerEngine(fs)
 	return c
 }
