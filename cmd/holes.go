@@ -21,8 +21,7 @@ type holesOptions struct {
 	Trace         string
 	TraceFormat   string
 	Key           keyFlags
-	Layout        string
-	poolLayout    bool // read the layout from the pool (--layout auto)
+	Layout        probeLayout
 	Leasing       bool
 	Simulate      bool
 	Capacity      string
@@ -85,7 +84,7 @@ $ kvctl holes --simulate --trace conversation.jsonl --tokens-per-block 32 --laye
 	fs.StringVar(&o.Trace, "trace", "", "trace file: kvctl JSONL or a Mooncake FAST'25 trace")
 	fs.StringVar(&o.TraceFormat, "trace-format", "auto", "trace format: auto, kvctl or mooncake")
 	o.Key.register(fs, false)
-	registerLayout(fs, &o.Layout)
+	o.Layout.register(fs)
 	fs.BoolVar(&o.Leasing, "leasing", false, "probe as the connector does, granting leases (changes eviction)")
 	fs.BoolVar(&o.Simulate, "simulate", false, "predict holes by replaying into an embedded pool with Mooncake eviction")
 	fs.StringVar(&o.Capacity, "capacity", "", "simulated pool capacity, e.g. 64GiB")
@@ -157,10 +156,8 @@ func runHolesProbe(c *cobra.Command, ios *IOStreams, g *globalOptions, o *holesO
 		return err
 	}
 	defer st.Close()
-	if o.poolLayout {
-		if s.Layout, err = layoutFromPool(c.Context(), ios, st, s); err != nil {
-			return err
-		}
+	if err := o.Layout.apply(c.Context(), ios, st, &s); err != nil {
+		return err
 	}
 	total, err := requestCount(c.Context(), src)
 	if err != nil {
@@ -179,28 +176,18 @@ func runHolesProbe(c *cobra.Command, ios *IOStreams, g *globalOptions, o *holesO
 	if err != nil {
 		return err
 	}
-	if !o.poolLayout && rep.Summary.HitBlocks == 0 && rep.Summary.Blocks > 0 {
-		if rep.Diagnosis = diagnoseMiss(c.Context(), st, s); rep.Diagnosis != "" {
-			fmt.Fprintf(ios.ErrOut, "warning: no block found: %s\n", rep.Diagnosis)
-		}
-	}
+	rep.Diagnosis = o.Layout.explainMiss(c.Context(), ios, st, s, rep.Summary.HitBlocks, rep.Summary.Blocks)
 	return printHolesProbe(ios, g, rep)
 }
 
 // checkLayout decides whether a probe reads its layout from the pool
-// (--layout auto with no layout flag); T, which resolve requires, is then
-// a placeholder until the pool says.
+// (probeLayout.decide); a simulation takes no --layout.
 func (o *holesOptions) checkLayout(c *cobra.Command) error {
-	auto, err := wantsPoolLayout(c, o.Layout)
-	if err != nil {
-		return err
+	if !o.Simulate {
+		return o.Layout.decide(c, &o.Key)
 	}
-	if c.Flags().Changed("layout") && o.Simulate {
+	if c.Flags().Changed("layout") {
 		return usagef("--layout is for probing a pool (--pool)")
-	}
-	o.poolLayout = auto && !o.Simulate
-	if o.poolLayout {
-		o.Key.TokensPerBlock = placeholderT
 	}
 	return nil
 }

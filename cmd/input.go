@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/kvctl/kvctl/cuda"
+	"github.com/kvctl/kvctl/keys"
 	"github.com/kvctl/kvctl/size"
 )
 
@@ -63,4 +64,21 @@ func openDevice(ios *IOStreams, g *globalOptions, spec string) (cuda.Device, err
 		fmt.Fprintf(ios.ErrOut, "note: no usable GPU (%s): using host emulation\n", strings.ReplaceAll(fb, "\n", "; "))
 	}
 	return dev, nil
+}
+
+// readTokensFlag reads the prompt of --tokens (a file, or - for stdin) in
+// the format of --tokens-format, and names its input. What the input says
+// is keys.ErrBadInput; a failed read is not.
+func readTokensFlag(ios *IOStreams, path, format string) (string, []int64, error) {
+	f, err := keys.ParseTokensFormat(format)
+	if err != nil {
+		return "", nil, asUsage(fmt.Errorf("--tokens-format: %w", err))
+	}
+	name, r, err := openInput(ios, path)
+	if err != nil {
+		return name, nil, asUsage(fmt.Errorf("--tokens: %w", err))
+	}
+	defer r.Close()
+	tokens, err := keys.ReadTokens(r, name, f)
+	return name, tokens, err
 }

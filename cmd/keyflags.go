@@ -74,6 +74,12 @@ func (f *keyFlags) registerWithDefaults(fs *pflag.FlagSet, scopeFlags bool, defa
 	fs.StringVar(&f.LLMConfig, "llm-config", "", "TensorRT-LLM extra LLM-API YAML: tokens_per_block, enable_attention_dp, speculative_config")
 }
 
+// describeModelKeyDefault makes --model-key's help say the command's own
+// default, for a command that has one where the Mooncake config gives none.
+func describeModelKeyDefault(fs *pflag.FlagSet, modelKey string) {
+	fs.Lookup("model-key").Usage = "model key of the page keys (default: the Mooncake config's model_key, else " + modelKey + ")"
+}
+
 // resolve builds the key settings: the seed scheme (which decides how the
 // files are read), then the configuration files and the environment, then
 // the flags, which win over both, then one check (Settings.Validate). A

@@ -117,18 +117,9 @@ func runKeys(ctx context.Context, ios *IOStreams, g *globalOptions, o *keysOptio
 		defer closeSource()
 		return runKeysRequests(ctx, ios, g, source, sp)
 	}
-	format, err := keys.ParseTokensFormat(o.TokensFormat)
+	_, tokens, err := readTokensFlag(ios, o.Tokens, o.TokensFormat)
 	if err != nil {
-		return asUsage(fmt.Errorf("--tokens-format: %w", err))
-	}
-	name, r, err := openInput(ios, o.Tokens)
-	if err != nil {
-		return asUsage(fmt.Errorf("--tokens: %w", err))
-	}
-	defer r.Close()
-	tokens, err := keys.ReadTokens(r, name, format)
-	if err != nil {
-		return err // what the input says is keys.ErrBadInput; a failed read is not
+		return err
 	}
 	res, err := computeKeys(sp, tokens)
 	if err != nil {

@@ -15,6 +15,12 @@ type poolExistOptions struct {
 	Pool     poolFlag
 	KeysFrom string
 	Keys     []string // the arguments
+
+	// The page keys of a prompt (--tokens), as kvctl keys spells them.
+	Tokens       string
+	TokensFormat string
+	Key          keyFlags
+	Layout       probeLayout
 }
 
 // existEntry is one line of pool exist -o json.
@@ -26,15 +32,29 @@ type existEntry struct {
 func newPoolExistCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
 	opts := &poolExistOptions{}
 	c := &cobra.Command{
-		Use:   "exist --pool URL KEY... | --keys-from FILE",
+		Use:   "exist --pool URL (KEY... | --keys-from FILE | --tokens FILE) [flags]",
 		Short: "Probe keys read-only: 1 present, 0 absent, negative a failed probe",
 		Long: `Probe keys without granting a lease (read-only). Status per key as Mooncake's
 batch_is_exist spells it: 1 present, 0 absent, negative = the probe failed
-(a Mooncake error code).` + poolExitCodes,
-		Example: "$ kvctl pool exist --pool redis://127.0.0.1:6379/0 trtllm/m/w1r0/lg0/t32b65536/0123abcd...\n$ kvctl keys --tokens p.json --tokens-per-block 32 --model-key m -o keys | kvctl pool exist --pool mem:// --keys-from - -o json",
+(a Mooncake error code).
+
+With --tokens it probes the page keys of a prompt, as kvctl keys spells them
+(the same key flags), block by block, and prints the prompt's block map as
+holes does: '#' present (every page of the block), '.' missing. Given no
+layout flag, the layout is read from the pool's own keys (--layout auto, as in
+holes --pool); a probe with an explicit layout that finds nothing says which
+key segment the pool's pages differ in.` + poolExitCodes,
+		Example: "$ kvctl pool exist --pool redis://127.0.0.1:6379/0 trtllm/m/w1r0/lg0/t32b65536/0123abcd...\n$ kvctl keys --tokens p.json --tokens-per-block 32 --model-key m -o keys | kvctl pool exist --pool mem:// --keys-from - -o json\n$ kvctl pool exist --pool redis://127.0.0.1:6379/0 --tokens p.json --model-key m",
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := g.checkOutput("table", "json"); err != nil {
 				return err
+			}
+			args, err := opts.checkPromptFlags(c, args)
+			if err != nil {
+				return err
+			}
+			if opts.Tokens != "" {
+				return runPoolExistPrompt(c, ios, g, opts)
 			}
 			opts.Keys = args
 			return runPoolExist(c.Context(), ios, g, opts)
@@ -42,6 +62,7 @@ batch_is_exist spells it: 1 present, 0 absent, negative = the probe failed
 	}
 	opts.Pool.register(c.Flags())
 	c.Flags().StringVar(&opts.KeysFrom, "keys-from", "", "read keys from FILE, one per line (- for stdin)")
+	opts.registerPromptFlags(c.Flags())
 	return c
 }
 

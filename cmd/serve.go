@@ -35,6 +35,7 @@ type serveOptions struct {
 	NoVerify       bool // deprecated spelling of --verify=false
 	AdmissionQuery string
 	PoolSeed       uint64
+	WriteRequests  string // the file the replayed requests are written to
 }
 
 func newServeCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
@@ -90,12 +91,14 @@ $ kvctl serve --single-rank --addr 0.0.0.0:8000 --api-key sk-local`,
 	deprecatedAlias(fs, "replay", "trace")
 	fs.StringVar(&o.TraceFormat, "trace-format", "auto", "format of --trace: auto, kvctl or mooncake")
 	fs.StringVar(&o.Synthetic, "synthetic", "", "replay a synthetic multi-turn workload, e.g. conversations=200,turns=6,system=2048,user=512,output=256")
+	fs.StringVar(&o.WriteRequests, "write-requests", "", "write the requests replayed (from --trace or --synthetic) to FILE as kvctl requests JSONL, which keys and holes --requests read")
 	o.Pool.registerDefault(fs, "an embedded mem:// pool sized for the run")
 	fs.Uint64Var(&o.PoolSeed, "seed", 0, "seed of the embedded pool's random shard walks (a mem:// --pool takes seed= instead)")
 	fs.StringVar(&o.Addr, "addr", "127.0.0.1:8000", "listen address of the HTTP front (without --trace/--synthetic)")
 	fs.BoolVar(&o.RealTime, "real-time", false, "HTTP front: pace modelled iteration costs in wall time (realistic latency; default: as fast as the CPU allows)")
 	fs.StringVar(&o.APIKey, "api-key", "", "HTTP front: require Authorization: Bearer KEY on the /v1 paths and /query_key (default $KVCTL_API_KEY; none: open)")
 	o.Key.registerWithDefaults(fs, false, engine.DefaultTokensPerBlock, keys.DefaultLayerGroup.String())
+	describeModelKeyDefault(fs, engine.DefaultModelKey)
 	o.registerEngine(fs)
 	return c
 }
@@ -115,8 +118,10 @@ func runServe(ctx context.Context, ios *IOStreams, g *globalOptions, o *serveOpt
 		}
 	}
 	bar := newProgress(ios, g, "replay", "requests", int(total))
-	rep, err := engine.Run(ctx, cfg, src, func(p engine.Progress) {
-		bar.update(int(p.Completed+p.Failed), fmt.Sprintf("hit rate %.1f%%, %.1f s modelled", 100*p.HitRate, p.VirtualMS/1000))
+	rep, err := runRecorded(o.WriteRequests, src, func(src workload.Source) (engine.Report, error) {
+		return engine.Run(ctx, cfg, src, func(p engine.Progress) {
+			bar.update(int(p.Completed+p.Failed), fmt.Sprintf("hit rate %.1f%%, %.1f s modelled", 100*p.HitRate, p.VirtualMS/1000))
+		})
 	})
 	bar.finish()
 	if err != nil {

@@ -47,6 +47,9 @@ func (o *serveOptions) config(c *cobra.Command, ios *IOStreams, g *globalOptions
 		}
 	}
 	if o.Trace == "" && o.Synthetic == "" {
+		if o.WriteRequests != "" {
+			return cfg, nil, usagef("--write-requests is for a replay: give --trace FILE or --synthetic SPEC")
+		}
 		return cfg, nil, nil
 	}
 	src, err := o.source()

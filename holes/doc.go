@@ -5,7 +5,8 @@
 // and are never read. Probe asks a pool which pages of each request's blocks
 // exist (one batched, read-only exist per request or per chunk of keys, or
 // the connector's leasing exist when asked) and analyses every request with
-// stats.Analyze. Simulate replays requests in arrival order into an embedded
+// stats.Analyze; ProbePrompt does the same for one prompt and keeps each
+// page key's status. Simulate replays requests in arrival order into an embedded
 // pool that the caller opens (kvctl opens pool/mem in metadata-only mode, so
 // pools far larger than the machine can be modelled) with Mooncake's leases
 // and eviction on the trace's virtual clock (the master's eviction thread

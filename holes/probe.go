@@ -105,9 +105,47 @@ func newProber(opts ProbeOptions, exist existFunc) *prober {
 	return &prober{opts: opts, exist: exist}
 }
 
+// PromptProbe is what a probe of one prompt found.
+type PromptProbe struct {
+	// Keys are the page keys of the prompt's full blocks, block by block
+	// (Layout.PagesPerBlock keys a block).
+	Keys []string
+	// Status is each key's exist status (pool.Store.Exist).
+	Status []int
+	// Holes maps the blocks: a block is present when all its pages are.
+	Holes stats.RequestHoles
+}
+
+// ProbePrompt looks up the full blocks of one prompt, scoped by s.Scope,
+// in st (read-only), in one exist call per DefaultChunkKeys keys, as
+// Probe looks up each request.
+func ProbePrompt(ctx context.Context, st pool.Store, s keys.Settings, tokens []int64) (PromptProbe, error) {
+	if s.Namespace.ModelKey == "" {
+		return PromptProbe{}, errors.New("probing needs a model key: page keys contain it")
+	}
+	p := newProber(ProbeOptions{Keys: s}, st.Exist)
+	rh, err := p.lookup(ctx, s.Scope, tokens)
+	if err != nil {
+		return PromptProbe{}, err
+	}
+	rh.PromptTokens = int64(len(tokens))
+	return PromptProbe{Keys: p.keys, Status: p.status, Holes: rh}, nil
+}
+
 // request probes one request's full blocks.
 func (p *prober) request(ctx context.Context, req workload.Request) (stats.RequestHoles, error) {
-	hashes, err := p.opts.Keys.Hashes(req.Scope(), req.Tokens)
+	rh, err := p.lookup(ctx, req.Scope(), req.Tokens)
+	if err != nil {
+		return rh, err
+	}
+	rh.ID, rh.PromptTokens = req.ID, int64(len(req.Tokens))
+	return rh, nil
+}
+
+// lookup probes the full blocks of a prompt under scope, leaving their
+// keys and statuses in p.keys and p.status.
+func (p *prober) lookup(ctx context.Context, scope keys.Scope, tokens []int64) (stats.RequestHoles, error) {
+	hashes, err := p.opts.Keys.Hashes(scope, tokens)
 	if err != nil {
 		return stats.RequestHoles{}, err
 	}
@@ -126,9 +164,7 @@ func (p *prober) request(ctx context.Context, req workload.Request) (stats.Reque
 	if err != nil {
 		return stats.RequestHoles{}, err
 	}
-	rh := stats.Analyze(present, p.opts.Keys.Layout.TokensPerBlock)
-	rh.ID, rh.PromptTokens = req.ID, int64(len(req.Tokens))
-	return rh, nil
+	return stats.Analyze(present, p.opts.Keys.Layout.TokensPerBlock), nil
 }
 
 // countRequest counts one request of promptTokens tokens, whose "blocks"

@@ -26,9 +26,58 @@ const (
 // any of them, --layout auto keeps to what they say.
 var layoutFlagNames = []string{"tokens-per-block", "layer-group", "replicated-layer-group", "tp", "rank", "all-ranks", "attention-dp", "llm-config"}
 
-// registerLayout registers --layout onto fs, bound to mode.
-func registerLayout(fs *pflag.FlagSet, mode *string) {
-	fs.StringVar(mode, "layout", layoutAuto, "auto: given no layout flag (--tokens-per-block, --layer-group, --tp, ... --llm-config), read the layout from the pool's own keys; explicit: the flags and their defaults")
+// probeLayout is --layout of a command that probes a pool for the page
+// keys its key flags spell (holes --pool, pool exist --tokens): whether
+// the layout is read from the pool's own keys, and why a probe with an
+// explicit layout found nothing.
+type probeLayout struct {
+	mode     string
+	fromPool bool // read the layout from the pool (--layout auto)
+}
+
+// register registers --layout onto fs.
+func (p *probeLayout) register(fs *pflag.FlagSet) {
+	fs.StringVar(&p.mode, "layout", layoutAuto, "auto: given no layout flag (--tokens-per-block, --layer-group, --tp, ... --llm-config), read the layout from the pool's own keys; explicit: the flags and their defaults")
+}
+
+// decide decides, before key resolves its flags, whether the layout is
+// read from the pool; T, which resolve requires, is then a placeholder
+// until the pool says.
+func (p *probeLayout) decide(c *cobra.Command, key *keyFlags) error {
+	auto, err := wantsPoolLayout(c, p.mode)
+	if err != nil {
+		return err
+	}
+	p.fromPool = auto
+	if auto {
+		key.TokensPerBlock = placeholderT
+	}
+	return nil
+}
+
+// apply reads the layout of s's model from st into s, when decide said
+// to, saying on stderr what it found (layoutFromPool).
+func (p *probeLayout) apply(ctx context.Context, ios *IOStreams, st pool.Store, s *keys.Settings) error {
+	if !p.fromPool {
+		return nil
+	}
+	var err error
+	s.Layout, err = layoutFromPool(ctx, ios, st, *s)
+	return err
+}
+
+// explainMiss says why a probe of blocks blocks that hit none found
+// nothing, when the layout was explicit and a sample of the pool shows
+// why (diagnoseMiss), and warns of it on stderr. It returns "" otherwise.
+func (p *probeLayout) explainMiss(ctx context.Context, ios *IOStreams, st pool.Store, s keys.Settings, hitBlocks, blocks int64) string {
+	if p.fromPool || hitBlocks > 0 || blocks == 0 {
+		return ""
+	}
+	d := diagnoseMiss(ctx, st, s)
+	if d != "" {
+		fmt.Fprintf(ios.ErrOut, "warning: no block found: %s\n", d)
+	}
+	return d
 }
 
 // wantsPoolLayout says whether the layout is to be read from the pool:
