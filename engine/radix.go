@@ -15,6 +15,9 @@ type radixNode struct {
 	// prev and next link the node into the LRU list while refs == 0.
 	prev, next *radixNode
 	inLRU      bool
+	// indexed says the tree's index maps hash to this node: it is reachable
+	// by a match. It spares release and reclaim a map lookup.
+	indexed bool
 }
 
 // radixTree indexes cached blocks by chain hash for local prefix reuse.
@@ -63,11 +66,11 @@ func (t *radixTree) insert(h keys.Hash, block int32, parent *radixNode) *radixNo
 	if _, dup := t.nodes[h]; dup {
 		return nil
 	}
-	if parent != nil && t.nodes[parent.hash] != parent {
+	if parent != nil && !parent.indexed {
 		return nil
 	}
 	n := &t.byBlock[block]
-	*n = radixNode{hash: h, block: block, parent: parent, refs: 1}
+	*n = radixNode{hash: h, block: block, parent: parent, refs: 1, indexed: true}
 	if parent != nil {
 		parent.children++
 	}
@@ -90,7 +93,7 @@ func (t *radixTree) release(n *radixNode) (block int32, free bool) {
 	if n.refs > 0 {
 		return 0, false
 	}
-	if t.nodes[n.hash] != n {
+	if !n.indexed {
 		return n.block, true
 	}
 	n.prev, n.next = t.lru.prev, &t.lru
@@ -116,10 +119,11 @@ func (t *radixTree) reclaim() (block int32, ok bool) {
 		return 0, false
 	}
 	t.unlink(n)
-	if t.nodes[n.hash] != n {
+	if !n.indexed {
 		return n.block, true // detached earlier
 	}
 	delete(t.nodes, n.hash)
+	n.indexed = false
 	if n.parent != nil {
 		n.parent.children--
 	}
@@ -142,6 +146,7 @@ func (t *radixTree) detachChildren(n *radixNode) {
 			if gone[c.parent] {
 				gone[c] = true
 				delete(t.nodes, h)
+				c.indexed = false
 				changed = true
 			}
 		}
