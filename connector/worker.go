@@ -79,6 +79,7 @@ type Worker struct {
 	slots  []PageSlot
 	mover  PageMover
 	exists func(ctx context.Context, keys []string, status []int) error
+	spell  keySpeller
 
 	failed     []string
 	failedSet  map[string]bool
@@ -109,6 +110,7 @@ func NewWorker(opts WorkerOptions) (*Worker, error) {
 		return nil, fmt.Errorf("connector worker: %w", err)
 	}
 	w := &Worker{opts: opts, slots: PageSlots(opts.Keys.Layout, opts.Rank), mover: opts.Mover, failedSet: map[string]bool{}}
+	w.spell = newKeySpeller(opts.Keys, w.slots)
 	if w.mover == nil {
 		w.mover = NewHostMover(opts.Store, DefaultTransferBatchSize, false, 0, 0)
 	}
@@ -130,12 +132,14 @@ func (w *Worker) Slots() []PageSlot { return w.slots }
 // absent (see Worker).
 func (w *Worker) CountPrefixHit(ctx context.Context, hashes []keys.Hash) (int, []bool, error) {
 	w.keys = w.keys[:0]
+	w.spell.start(len(hashes) * len(w.spell.block))
 	for _, h := range hashes {
-		w.keys = w.opts.Keys.AppendBlockKeys(w.keys, h)
+		w.keys = w.spell.appendBlock(w.keys, h)
 	}
 	w.status = resize(w.status, len(w.keys))
 	w.present = resize(w.present, len(hashes))
 	if err := w.exists(ctx, w.keys, w.status); err != nil {
+		w.spell.abandon()
 		clear(w.keys)
 		if ctx.Err() != nil {
 			return 0, nil, err
@@ -181,12 +185,6 @@ func resize[T any](s []T, n int) []T {
 		return make([]T, n)
 	}
 	return s[:n]
-}
-
-// pageKey spells the key of page slot s of the block with hash h.
-func (w *Worker) pageKey(s int, h keys.Hash) string {
-	slot := w.slots[s]
-	return w.opts.Keys.Namespace.PageKey(slot.Shard, slot.LayerGroup, w.opts.Keys.Layout.TokensPerBlock, h)
 }
 
 // TakeFailedLoadRequests returns the requests whose loads failed since the

@@ -55,12 +55,13 @@ func (w *Worker) loadBatch(ctx context.Context, m *Meta, start, end int) error {
 	defer t.Stop()
 	per := len(w.slots)
 	w.keys, w.pages, w.owners = w.keys[:0], w.pages[:0], w.owners[:0]
+	w.spell.start(end - start)
 	for p := start; p < end; p++ {
 		tr := m.Loads[p/per]
 		if w.failedSet[tr.ReqID] && w.opts.Keys.Layout.World == 1 {
 			continue // its load failed already: the rest is not needed
 		}
-		w.keys = append(w.keys, w.pageKey(p%per, tr.Hash))
+		w.keys = append(w.keys, w.spell.page(p%per, tr.Hash))
 		w.pages = append(w.pages, w.opts.Pages.Page(p%per, tr.Page))
 		w.owners = append(w.owners, p/per)
 	}
@@ -69,6 +70,7 @@ func (w *Worker) loadBatch(ctx context.Context, m *Meta, start, end int) error {
 	}
 	w.n = resize(w.n, len(w.keys))
 	if err := w.mover.Load(ctx, &t, w.keys, w.pages, w.n); err != nil {
+		w.spell.abandon()
 		if !tolerated(ctx, err) {
 			return err
 		}
@@ -146,8 +148,9 @@ func (w *Worker) saveBatch(ctx context.Context, saves []Transfer, start, end int
 	t := rec.Start(stats.PhaseResolve)
 	defer t.Stop()
 	w.keys = w.keys[:0]
+	w.spell.start(end - start)
 	for p := start; p < end; p++ {
-		w.keys = append(w.keys, w.pageKey(p%len(w.slots), saves[p/len(w.slots)].Hash))
+		w.keys = append(w.keys, w.spell.page(p%len(w.slots), saves[p/len(w.slots)].Hash))
 	}
 	w.status = resize(w.status, len(w.keys))
 	if err := w.exists(ctx, w.keys, w.status); err != nil {
@@ -162,7 +165,7 @@ func (w *Worker) saveBatch(ctx context.Context, saves []Transfer, start, end int
 			bytes += w.slots[s].Bytes
 			continue
 		}
-		w.items = append(w.items, w.putItem(w.keys[i], s, tr))
+		w.items = append(w.items, w.putItem(w.spell.owned(s, tr.Hash), s, tr))
 	}
 	rec.AddCall(present, bytes, 0)
 	clear(w.keys)
@@ -182,6 +185,7 @@ func (w *Worker) saveBatch(ctx context.Context, saves []Transfer, start, end int
 // failed with err (see Worker): they count as failed, and are not emitted
 // again. An error after the context ended is returned.
 func (w *Worker) dropSaveBatch(ctx context.Context, err error, n int) error {
+	w.spell.abandon()
 	clear(w.keys)
 	clear(w.items)
 	if ctx.Err() != nil {

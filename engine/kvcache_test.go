@@ -148,7 +148,7 @@ func TestReclaimDetachesChildren(t *testing.T) {
 	a.blocks[0] = -1
 	var b allocation
 	kv.grow(&b, 2) // one free block, then the root
-	if kv.tree.nodes[hs[1]] != nil || kv.tree.nodes[hs[2]] != nil {
+	if kv.tree.index.lookup(hs[1]) != nil || kv.tree.index.lookup(hs[2]) != nil {
 		t.Fatal("descendants of a reclaimed block are still indexed")
 	}
 	if n := kv.match(&allocation{}, hs, 3); n != 0 {

@@ -15,6 +15,9 @@ type radixNode struct {
 	// prev and next link the node into the LRU list while refs == 0.
 	prev, next *radixNode
 	inLRU      bool
+	// indexed says the tree's index maps hash to this node: it is reachable
+	// by a match. It spares release and reclaim a map lookup.
+	indexed bool
 }
 
 // radixTree indexes cached blocks by chain hash for local prefix reuse.
@@ -25,7 +28,8 @@ type radixNode struct {
 // reclaimed node that still has children detaches them, which leaves them
 // unreachable (a match walks from the root) until they age out too.
 type radixTree struct {
-	nodes map[keys.Hash]*radixNode
+	// index finds the node cached under a hash.
+	index blockIndex
 	// byBlock holds the node of each KV block: a block is cached under
 	// at most one hash at a time, so nodes are never allocated.
 	byBlock []radixNode
@@ -35,7 +39,8 @@ type radixTree struct {
 }
 
 func newRadixTree(blocks int) *radixTree {
-	t := &radixTree{nodes: make(map[keys.Hash]*radixNode, blocks), byBlock: make([]radixNode, blocks)}
+	t := &radixTree{byBlock: make([]radixNode, blocks)}
+	t.index = newBlockIndex(t.byBlock)
 	t.lru.next, t.lru.prev = &t.lru, &t.lru
 	return t
 }
@@ -45,7 +50,7 @@ func newRadixTree(blocks int) *radixTree {
 func (t *radixTree) match(hashes []keys.Hash, limit int, dst []*radixNode) []*radixNode {
 	var parent *radixNode
 	for i := 0; i < len(hashes) && i < limit; i++ {
-		n := t.nodes[hashes[i]]
+		n := t.index.lookup(hashes[i])
 		if n == nil || n.parent != parent {
 			break
 		}
@@ -60,18 +65,18 @@ func (t *radixTree) match(hashes []keys.Hash, limit int, dst []*radixNode) []*ra
 // block) with one reference. It returns nil when h is already cached or
 // when parent was detached (the caller keeps its block private).
 func (t *radixTree) insert(h keys.Hash, block int32, parent *radixNode) *radixNode {
-	if _, dup := t.nodes[h]; dup {
+	if t.index.lookup(h) != nil {
 		return nil
 	}
-	if parent != nil && t.nodes[parent.hash] != parent {
+	if parent != nil && !parent.indexed {
 		return nil
 	}
 	n := &t.byBlock[block]
-	*n = radixNode{hash: h, block: block, parent: parent, refs: 1}
+	*n = radixNode{hash: h, block: block, parent: parent, refs: 1, indexed: true}
 	if parent != nil {
 		parent.children++
 	}
-	t.nodes[h] = n
+	t.index.add(n)
 	return n
 }
 
@@ -90,7 +95,7 @@ func (t *radixTree) release(n *radixNode) (block int32, free bool) {
 	if n.refs > 0 {
 		return 0, false
 	}
-	if t.nodes[n.hash] != n {
+	if !n.indexed {
 		return n.block, true
 	}
 	n.prev, n.next = t.lru.prev, &t.lru
@@ -116,10 +121,11 @@ func (t *radixTree) reclaim() (block int32, ok bool) {
 		return 0, false
 	}
 	t.unlink(n)
-	if t.nodes[n.hash] != n {
+	if !n.indexed {
 		return n.block, true // detached earlier
 	}
-	delete(t.nodes, n.hash)
+	t.index.remove(n)
+	n.indexed = false
 	if n.parent != nil {
 		n.parent.children--
 	}
@@ -132,16 +138,17 @@ func (t *radixTree) reclaim() (block int32, ok bool) {
 // detachChildren takes the descendants of n out of the index: a match
 // could never reach them again. Unreferenced ones stay in the LRU list and
 // are reclaimed in turn; referenced ones return their block when released.
-// There is no child list, so it scans the index; it is rare (see
+// There is no child list, so it scans the nodes; it is rare (see
 // radixTree).
 func (t *radixTree) detachChildren(n *radixNode) {
 	gone := map[*radixNode]bool{n: true}
 	for changed := true; changed; {
 		changed = false
-		for h, c := range t.nodes {
-			if gone[c.parent] {
+		for i := range t.byBlock {
+			if c := &t.byBlock[i]; c.indexed && gone[c.parent] {
 				gone[c] = true
-				delete(t.nodes, h)
+				t.index.remove(c)
+				c.indexed = false
 				changed = true
 			}
 		}
@@ -151,4 +158,4 @@ func (t *radixTree) detachChildren(n *radixNode) {
 
 // cached returns the number of cached blocks and how many of them are
 // unreferenced (reclaimable).
-func (t *radixTree) cached() (total, reclaimable int) { return len(t.nodes), t.lruLen }
+func (t *radixTree) cached() (total, reclaimable int) { return t.index.n, t.lruLen }
