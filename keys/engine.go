@@ -130,6 +130,12 @@ func (s Settings) EngineBlocks(scope Scope, tokens []int64) ([]EngineBlock, erro
 	switch s.Engine {
 	case EngineVLLM:
 		return vllmBlocks(s.Engines, scope, T, tokens)
+	case EngineLMCache:
+		return lmcacheBlocks(s.Engines, tokens)
+	case EngineSGLang:
+		return sglangBlocks(s.Engines.Eagle, T, tokens)
+	case EngineDynamo:
+		return dynamoBlocks(s.Engines, scope, T, tokens)
 	}
 	return nil, fmt.Errorf("engine %q has no block hashes here", s.Engine)
 }
