@@ -157,6 +157,9 @@ func (s Settings) validateEngine() error {
 		return fmt.Errorf("seed scheme %s is TensorRT-LLM's: %s has none", s.Scheme, s.Engine)
 	}
 	o := s.Engines
+	if s.Engine == EngineSGLang && o.MLA && o.PPSize > 1 {
+		return errSGLangMLAPP
+	}
 	if s.Engine == EngineVLLM || s.Engine == EngineLMCache {
 		if _, err := ParseHashAlgo(string(o.hashAlgo())); err != nil {
 			return err

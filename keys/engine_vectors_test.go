@@ -49,6 +49,16 @@ type engineVectors struct {
 		Chunks    []string `json:"chunks"`
 		Key       string   `json:"key_of_chunk_0"`
 	} `json:"lmcache"`
+	VLLMKeys []struct {
+		Model     string `json:"model"`
+		HashAlgo  string `json:"hash_algo"`
+		HashSeed  string `json:"hash_seed"`
+		BlockSize int    `json:"block_size"`
+		Tokens    string `json:"tokens"`
+		TPRank    int    `json:"tp_rank"`
+		Key       string `json:"key"`
+	} `json:"vllm_mooncake_keys"`
+	SGLangKeys []map[string]any `json:"sglang_keys"`
 }
 
 func loadEngineVectors(t *testing.T) engineVectors {
