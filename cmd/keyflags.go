@@ -34,6 +34,8 @@ type keyFlags struct {
 	GroupKeys      bool
 	MooncakeConfig string
 	LLMConfig      string
+	// Engines are the engine flags, where the command registers them.
+	Engines engineFlags
 
 	// defaultLayerGroup is the layer group used when none is given.
 	defaultLayerGroup string
@@ -91,6 +93,9 @@ func (f *keyFlags) resolve(c *cobra.Command, getenv func(string) string) (keys.S
 	}
 	connector.ApplyKeysEnv(&s, getenv)
 	if err := f.applyFlags(c, &s); err != nil {
+		return s, err
+	}
+	if err := f.Engines.apply(c, &s); err != nil {
 		return s, err
 	}
 	return s, nameFlag(c, s.Validate())

@@ -54,13 +54,20 @@ public builds have either the framed scope without lookahead or lookahead with
 the fork's seed), the eviction group key spelling (--group-keys), and the prompt
 lookahead derived from --llm-config's speculative_config. See docs/keys.md.
 
+--engine computes the keys of the other engines that share Mooncake pools
+instead: vllm (prefix-cache block hashes, MooncakeStoreConnector keys; needs
+--hash-seed), lmcache (chunk hashes, CacheEngineKey; needs --hash-seed), sglang
+(HiCache page hashes and keys) and dynamo (KV-router block and sequence hashes,
+no pool keys). Multimodal items are refused. See docs/keys.md, Engines.
+
 Output: table (default), json, jsonl (one object per request), keys (one page key
 per line, to pipe into other tools).
 
 Exit codes: 2 for bad flags or unreadable/invalid input.`,
 		Example: `$ kvctl keys --tokens testdata/prompt-64.json --tokens-per-block 16 --model-key m
 $ seq 0 63 | kvctl keys --tokens - --tokens-per-block 16 --model-key m -o keys
-$ kvctl keys --requests testdata/requests.jsonl --tokens-per-block 32 --model-key m --tp 4 --all-ranks -o jsonl`,
+$ kvctl keys --requests testdata/requests.jsonl --tokens-per-block 32 --model-key m --tp 4 --all-ranks -o jsonl
+$ kvctl keys --engine vllm --hash-seed 0 --tokens testdata/prompt-64.json --tokens-per-block 16 --model-key meta-llama/Llama-3.1-8B-Instruct`,
 		Args: noArgsAfterOldADP(&opts.Key.AttentionDP),
 		RunE: func(c *cobra.Command, _ []string) error {
 			setup, err := opts.validate(c, ios, g)
@@ -77,6 +84,7 @@ $ kvctl keys --requests testdata/requests.jsonl --tokens-per-block 32 --model-ke
 	fs.StringVar(&opts.Trace, "trace", "", "trace file: kvctl JSONL or a Mooncake FAST'25 trace")
 	fs.StringVar(&opts.TraceFormat, "trace-format", "auto", "format of --trace: auto, kvctl or mooncake")
 	opts.Key.register(fs, true)
+	opts.Key.Engines.register(fs)
 	return c
 }
 
@@ -97,6 +105,9 @@ func (o *keysOptions) validate(c *cobra.Command, ios *IOStreams, g *globalOption
 	if err != nil {
 		return keysSpelling{}, err
 	}
+	if isOtherEngine(s) {
+		return newKeysSpelling(s, false), o.checkEngineKeys(ios, g, s)
+	}
 	if s.Namespace.ModelKey == "" {
 		if g.Output == "keys" {
 			return keysSpelling{}, usagef("-o keys needs --model-key (or model_key in --mooncake-config): key strings contain it")
@@ -109,6 +120,9 @@ func (o *keysOptions) validate(c *cobra.Command, ios *IOStreams, g *globalOption
 }
 
 func runKeys(ctx context.Context, ios *IOStreams, g *globalOptions, o *keysOptions, sp keysSpelling) error {
+	if isOtherEngine(sp.Settings) {
+		return o.runEngine(ctx, ios, g, sp.Settings)
+	}
 	if o.Requests != "" || o.Trace != "" {
 		source, closeSource, err := o.requests(ios)
 		if err != nil {

@@ -20,4 +20,13 @@
 // times faster; BlockKeys spells the keys of many blocks of one layout.
 // HashRequests runs a stream of requests through ExtendAll on every core
 // and hands them back in input order.
+//
+// The engines that share the same Mooncake pools have recipes of their own
+// (spec/engine-keys.md), chosen by Settings.Engine with EngineOptions:
+// vLLM's prefix-cache block hash (SHA-256 or XXH3-128 of pickle protocol 5
+// or canonical CBOR, chained from the hash of PYTHONHASHSEED) and its
+// MooncakeStoreConnector keys, LMCache's chunk hashes and CacheEngineKey,
+// SGLang HiCache's page hashes and keys, and Dynamo's KV-router block and
+// sequence hashes. EngineBlocks hashes a prompt under one of them and
+// AppendEngineKeys spells a block's pool keys.
 package keys

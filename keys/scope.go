@@ -38,8 +38,12 @@ func ParseScheme(s string) (Scheme, error) {
 type Scope struct {
 	// CacheSalt is hashed as UTF-8 bytes; empty means no salt.
 	CacheSalt string
-	// LoRATaskID is the LoRA adapter's task id; nil means none (0 is a task).
+	// LoRATaskID is the LoRA adapter's task id, as TensorRT-LLM keys it;
+	// nil means none (0 is a task).
 	LoRATaskID *int64
+	// LoRAName is the LoRA adapter's name, as vLLM and Dynamo key it;
+	// empty means none. TensorRT-LLM's seeds do not read it.
+	LoRAName string
 	// Multimodal holds one hash per multimodal item, in prompt order, each
 	// as 8 int32 values.
 	Multimodal [][8]int32

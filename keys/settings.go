@@ -14,6 +14,11 @@ var ErrBadSettings = errors.New("bad key settings")
 // LLM-API YAML fill it; keys, holes, serve and the connector build their
 // chains and key spellers from it.
 type Settings struct {
+	// Engine is the engine whose keys these are; empty means
+	// EngineTRTLLM, the only one that reads Scheme and Lookahead.
+	Engine Engine
+	// Engines holds the options of the other engines.
+	Engines EngineOptions
 	// Scheme is the seed scheme; empty means SchemeTRTLLM.
 	Scheme Scheme
 	// Lookahead is the prompt lookahead L of a one-model MTP/EAGLE3 draft
@@ -42,7 +47,8 @@ func (s Settings) SeedScheme() Scheme {
 
 // Validate checks the settings: a lookahead in 0..MaxLookahead (a
 // *RangeError), a known scheme with a lookahead it can seed (Seed), and a
-// valid layout (Layout.Validate). The model key is not
+// valid layout (Layout.Validate), then the options of an engine other than
+// TensorRT-LLM (a hash seed for vLLM and LMCache, ranges). The model key is not
 // required here: chains need none, only spelled page keys do
 // (Namespace.Validate). Every error wraps ErrBadSettings.
 func (s Settings) Validate() error {
@@ -53,6 +59,9 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("%w: %w", ErrBadSettings, err)
 	}
 	if err := s.Layout.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", ErrBadSettings, err)
+	}
+	if err := s.validateEngine(); err != nil {
 		return fmt.Errorf("%w: %w", ErrBadSettings, err)
 	}
 	return nil
