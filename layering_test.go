@@ -22,7 +22,7 @@ import (
 var (
 	// backends are the pool backends; only glue links them, and the other
 	// packages see pools through package pool's interfaces.
-	backends = []string{"pool/mem", "pool/redis", "pool/mooncake", "pool/keylist"}
+	backends = []string{"pool/mem", "pool/redis", "pool/mooncake", "pool/mooncakestore", "pool/keylist"}
 	// cliOnly are the modules only glue may import: below cmd nothing
 	// prints or parses flags.
 	cliOnly = []string{"github.com/spf13/cobra", "github.com/charmbracelet/lipgloss"}

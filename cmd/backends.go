@@ -15,6 +15,7 @@ import (
 	// The pool backends kvctl links; each registers its URL schemes.
 	_ "github.com/kvctl/kvctl/pool/keylist"
 	_ "github.com/kvctl/kvctl/pool/mooncake"
+	_ "github.com/kvctl/kvctl/pool/mooncakestore"
 	_ "github.com/kvctl/kvctl/pool/redis"
 )
 

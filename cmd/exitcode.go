@@ -10,6 +10,7 @@ import (
 	"github.com/kvctl/kvctl/engine"
 	"github.com/kvctl/kvctl/keys"
 	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/pool/mooncakestore"
 	"github.com/kvctl/kvctl/pool/replay"
 	"github.com/kvctl/kvctl/transfer"
 	"github.com/kvctl/kvctl/workload"
@@ -77,7 +78,7 @@ func exitCode(err error) int {
 		return ExitUsage
 	case errors.As(err, &ve), errors.Is(err, transfer.ErrVerifyFailed):
 		return ExitVerifyFailed
-	case errors.Is(err, pool.ErrUnreachable):
+	case errors.Is(err, pool.ErrUnreachable), errors.Is(err, mooncakestore.ErrNoLibrary):
 		return ExitPoolUnreachable
 	case errors.As(err, &ge), errors.Is(err, cuda.ErrNoDriver):
 		return ExitGPUUnavailable

@@ -12,6 +12,7 @@ import (
 	"github.com/kvctl/kvctl/engine"
 	"github.com/kvctl/kvctl/keys"
 	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/pool/mooncakestore"
 	"github.com/kvctl/kvctl/transfer"
 	"github.com/kvctl/kvctl/workload"
 )
@@ -35,6 +36,7 @@ func TestExitCodeMapping(t *testing.T) {
 		{fmt.Errorf("bench load: %w", transfer.ErrVerifyFailed), ExitVerifyFailed},
 		{fmt.Errorf("dial: %w", pool.ErrUnreachable), ExitPoolUnreachable},
 		{fmt.Errorf("request %q: %w", "a", pool.ErrUnreachable), ExitPoolUnreachable},
+		{fmt.Errorf("opening: %w", mooncakestore.ErrNoLibrary), ExitPoolUnreachable},
 		{&gpuUnavailable{err: errors.New("no driver")}, ExitGPUUnavailable},
 		{fmt.Errorf("opening cuda:0: %w", cuda.ErrNoDriver), ExitGPUUnavailable},
 		{fmt.Errorf("run: %w", context.Canceled), ExitInterrupted},

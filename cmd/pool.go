@@ -1,11 +1,13 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/url"
 
 	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/pool/mooncakestore"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -21,10 +23,13 @@ type poolFlag struct {
 	URL string
 	// FromEnv says URL came from $KVCTL_POOL, not from --pool.
 	FromEnv bool
+	// MooncakeLib is --mooncake-lib: the Mooncake Store client library a
+	// mooncake-store:// pool loads, where its URL names none.
+	MooncakeLib string
 }
 
 // poolURLHelp lists the pool URL forms, for --pool's help.
-const poolURLHelp = "pool URL: mem://?capacity=64GiB&snapshot=PATH, redis://host:6379/0, valkey://..., mooncake://host:9003, keylist:PATH"
+const poolURLHelp = "pool URL: mem://?capacity=64GiB&snapshot=PATH, redis://host:6379/0, valkey://..., mooncake://host:9003, mooncake-store://host:50051?admin=host:9003, keylist:PATH"
 
 // register binds --pool to p; without the flag and $KVCTL_POOL the
 // command needs one.
@@ -41,6 +46,7 @@ func (p *poolFlag) registerDefault(fs *pflag.FlagSet, otherwise string) {
 		def += ", else " + otherwise
 	}
 	fs.StringVar(&p.URL, "pool", "", poolURLHelp+" ("+def+")")
+	fs.StringVar(&p.MooncakeLib, "mooncake-lib", "", "Mooncake Store client library of a mooncake-store:// pool (default $"+mooncakestore.LibraryEnv+", else "+mooncakestore.DefaultLibrary+" from the loader's search path)")
 }
 
 // resolve fills in URL from $KVCTL_POOL where --pool was not given and
@@ -51,7 +57,24 @@ func (p *poolFlag) resolve(ios *IOStreams) string {
 		p.URL = ios.Getenv(poolEnv)
 		p.FromEnv = p.URL != ""
 	}
+	p.URL = withMooncakeLib(p.URL, cmp.Or(p.MooncakeLib, ios.Getenv(mooncakestore.LibraryEnv)))
 	return p.URL
+}
+
+// withMooncakeLib adds lib=LIB to a mooncake-store URL that names no
+// library; other URLs, and an empty lib, leave it as it is.
+func withMooncakeLib(rawURL, lib string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil || lib == "" || u.Scheme != "mooncake-store" {
+		return rawURL
+	}
+	q, err := url.ParseQuery(u.RawQuery)
+	if err != nil || q.Has("lib") {
+		return rawURL
+	}
+	q.Set("lib", lib)
+	u.RawQuery = q.Encode()
+	return u.String()
 }
 
 // open opens the pool the flag (or $KVCTL_POOL) names.

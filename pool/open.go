@@ -44,8 +44,8 @@ func Schemes() []string {
 }
 
 // Open opens the pool a URL names: mem://?capacity=64GiB&segments=4,
-// redis://host:6379/0, valkey://host:6379, mooncake://host:9003 or
-// keylist:PATH. A URL whose backend is not registered (or not linked into
+// redis://host:6379/0, valkey://host:6379, mooncake://host:9003,
+// mooncake-store://host:50051 or keylist:PATH. A URL whose backend is not registered (or not linked into
 // the binary) is refused with an error wrapping ErrBadURL.
 func Open(ctx context.Context, rawURL string) (Store, error) {
 	if looksLikeHostPort(rawURL) {

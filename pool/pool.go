@@ -4,7 +4,8 @@
 // abilities some backends add, the Mooncake error codes, and Open, which
 // picks a backend from a pool URL.
 //
-// Backends live in subpackages (mem, redis, mooncake, keylist) and register
+// Backends live in subpackages (mem, redis, mooncake, mooncakestore,
+// keylist) and register
 // themselves with Register from an init function; import them for their side
 // effect, as database/sql drivers are imported. Only cmd (the glue) and the
 // backends' own tests import a backend; every other package sees a pool
@@ -24,15 +25,15 @@
 //
 // # Abilities
 //
-//	ability         what it adds                                   mem  redis  mooncake  keylist
-//	Lister          List keys by prefix                            yes  yes    yes       yes
-//	LeasingExister  Exist that grants leases (BatchExistKey)       yes
+//	ability         what it adds                                   mem  redis  mooncake  mooncake-store  keylist
+//	Lister          List keys by prefix                            yes  yes    yes                       yes
+//	LeasingExister  Exist that grants leases (BatchExistKey)       yes                   yes
 //	LeaseReporter   lease length and each key's lease deadline     yes
-//	Sizer           value sizes without reading them               yes  yes
+//	Sizer           value sizes without reading them               yes  yes              yes
 //	Locator         values' segments and offsets, with no lease    yes
 //	Snapshotter     save to the snapshot file                      yes
-//	AllRemover      remove every object at once (RemoveAll)        yes
-//	ReadOnly        refuses Put and Remove                                     yes       yes
+//	AllRemover      remove every object at once (RemoveAll)        yes                   yes
+//	ReadOnly        refuses Put and Remove                                     yes                       yes
 //	Evicter         the owner runs the eviction step (EvictNow)    yes
 //	ArenaHolder     values in host arenas a device can map         yes
 //	Viewer          values looked up in place (ViewBatch)          yes

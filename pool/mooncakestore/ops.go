@@ -1,0 +1,170 @@
+package mooncakestore
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/kvctl/kvctl/pool"
+)
+
+// validKey reports whether store_c.h can carry key: a C string, so not
+// empty and without NUL bytes.
+func validKey(k string) bool { return k != "" && !strings.ContainsRune(k, 0) }
+
+// Exist probes keys without leasing them through the admin API when the
+// store has one; without one it is ExistLeasing (batch_is_exist leases
+// every present key), as the package comment and Stat say.
+func (s *Store) Exist(ctx context.Context, keys []string, status []int) error {
+	if s.admin != nil {
+		return s.admin.Exist(ctx, keys, status)
+	}
+	return s.ExistLeasing(ctx, keys, status)
+}
+
+// ExistLeasing probes keys with mooncake_store_batch_is_exist (store_c.h),
+// which is the master's BatchExistKey: every present key is leased.
+func (s *Store) ExistLeasing(ctx context.Context, keys []string, status []int) error {
+	if len(status) != len(keys) {
+		return fmt.Errorf("mooncake store exist: %d statuses for %d keys", len(status), len(keys))
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("mooncake store exist: %w", err)
+	}
+	idx := make([]int, 0, len(keys))
+	for i, k := range keys {
+		if validKey(k) {
+			idx = append(idx, i)
+		} else {
+			status[i] = int(pool.InvalidParams)
+		}
+	}
+	res, err := s.isExist(pick(keys, idx))
+	if err != nil {
+		return err
+	}
+	for j, i := range idx {
+		status[i] = int(res[j])
+	}
+	return nil
+}
+
+// isExist is one batch_is_exist call: 1, 0 or a negative code per key.
+func (s *Store) isExist(keys []string) ([]int32, error) {
+	res := make([]int32, len(keys))
+	if len(keys) == 0 {
+		return res, nil
+	}
+	if rc := s.c.batchIsExist(keys, res); rc != 0 {
+		return nil, callError("exist", len(keys), int64(rc))
+	}
+	return res, nil
+}
+
+// Get reads values with mooncake_store_batch_get_into (store_c.h) into
+// staging, and copies each into bufs[i].
+func (s *Store) Get(ctx context.Context, keys []string, bufs [][]byte, n []int64) error {
+	if len(bufs) != len(keys) || len(n) != len(keys) {
+		return fmt.Errorf("mooncake store get: %d buffers and %d sizes for %d keys", len(bufs), len(n), len(keys))
+	}
+	idx := make([]int, 0, len(keys))
+	for i, k := range keys {
+		if validKey(k) {
+			idx = append(idx, i)
+		} else {
+			n[i] = int64(pool.InvalidParams)
+		}
+	}
+	sizes := make([]int64, len(idx))
+	for j, i := range idx {
+		sizes[j] = int64(len(bufs[i]))
+	}
+	for _, r := range runs(sizes, s.staging.slotBytes) {
+		if err := s.getRun(ctx, keys, bufs, n, idx[r[0]:r[1]], sizes[r[0]:r[1]]); err != nil {
+			return err
+		}
+	}
+	return ctx.Err()
+}
+
+// getRun reads the keys idx names through one staging buffer.
+func (s *Store) getRun(ctx context.Context, keys []string, bufs [][]byte, n []int64, idx []int, sizes []int64) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("mooncake store get: %w", err)
+	}
+	buf, release, err := s.staging.acquire(ctx, total(sizes))
+	if err != nil {
+		return fmt.Errorf("mooncake store get: %w", err)
+	}
+	defer release()
+	regions := carve(buf, sizes)
+	res := make([]int64, len(idx))
+	if rc := s.c.batchGetInto(pick(keys, idx), regions, res); rc != 0 {
+		return callError("get", len(idx), int64(rc))
+	}
+	for j, i := range idx {
+		n[i] = res[j]
+		if res[j] >= 0 {
+			copy(bufs[i], regions[j][:min(res[j], int64(len(regions[j])))])
+		}
+	}
+	return nil
+}
+
+// Remove removes keys one by one with mooncake_store_remove (store_c.h has
+// no batch remove).
+func (s *Store) Remove(ctx context.Context, keys []string, force bool, results []pool.Code) error {
+	if len(results) != len(keys) {
+		return fmt.Errorf("mooncake store remove: %d results for %d keys", len(results), len(keys))
+	}
+	for i, k := range keys {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("mooncake store remove: %w", err)
+		}
+		results[i] = pool.InvalidParams
+		if validKey(k) {
+			results[i] = codeOf(int64(s.c.remove(k, force)))
+		}
+	}
+	return nil
+}
+
+// RemoveAll is mooncake_store_remove_all (store_c.h), the master's
+// RemoveAll: every object of the pool, not only kvctl's.
+func (s *Store) RemoveAll(ctx context.Context, force bool) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, fmt.Errorf("mooncake store remove all: %w", err)
+	}
+	n := s.c.removeAll(force)
+	if n < 0 {
+		return 0, &pool.Error{Op: "remove all", Code: codeOf(n)}
+	}
+	return n, nil
+}
+
+// Sizes asks each key's size with mooncake_store_get_size (store_c.h),
+// which leases the keys it finds.
+func (s *Store) Sizes(ctx context.Context, keys []string, sizes []int64) error {
+	if len(sizes) != len(keys) {
+		return fmt.Errorf("mooncake store sizes: %d sizes for %d keys", len(sizes), len(keys))
+	}
+	for i, k := range keys {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("mooncake store sizes: %w", err)
+		}
+		sizes[i] = int64(pool.InvalidParams)
+		if validKey(k) {
+			sizes[i] = s.c.getSize(k)
+		}
+	}
+	return nil
+}
+
+// pick is keys[i] for each i in idx.
+func pick(keys []string, idx []int) []string {
+	out := make([]string, len(idx))
+	for j, i := range idx {
+		out[j] = keys[i]
+	}
+	return out
+}
