@@ -90,7 +90,7 @@ finds no usable GPU or driver.`,
 	fs.StringVar(&o.PageBytes, "page-bytes", size.Format(transfer.DefaultBenchPageBytes), "bytes per page (one layer group)")
 	fs.IntVar(&o.run.RegionsPerPage, "regions-per-page", transfer.DefaultBenchRegionsPerPage, "regions per page (K and V: 2)")
 	fs.IntVar(&o.run.Pages, "pages", 0, "pages to move (default: --bytes worth)")
-	fs.StringVar(&o.Bytes, "bytes", "256MiB", "bytes to move, when --pages is not given")
+	fs.StringVar(&o.Bytes, "bytes", "256MiB", "bytes to move, when --pages is not given (at most the machine's memory)")
 	fs.IntVar(&o.run.Batch, "transfer-batch-size", transfer.DefaultBatch, "transfer_batch_size: pages per store call")
 	deprecatedAlias(fs, "batch", "transfer-batch-size")
 	fs.StringVar(&o.StagingBytes, "staging-bytes", size.Format(transfer.DefaultStagingBytes), "staging_buffer_bytes: pinned staging per direction")

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/kvctl/kvctl/cuda"
+	"github.com/kvctl/kvctl/internal/sysmem"
+	"github.com/kvctl/kvctl/size"
 	"github.com/kvctl/kvctl/transfer"
 )
 
@@ -64,7 +66,10 @@ func (o *benchOptions) base(dir transfer.Direction) (transfer.BenchOptions, erro
 	if r.PageBytes, err = positiveSize("--page-bytes", o.PageBytes); err != nil {
 		return r, err
 	}
-	if r.StagingBytes, err = positiveSize("--staging-bytes", o.StagingBytes); err != nil {
+	if r.StagingBytes, err = positiveSize("--staging-bytes", o.StagingBytes); err == nil {
+		err = fitsHostMemory("--staging-bytes", r.StagingBytes)
+	}
+	if err != nil {
 		return r, err
 	}
 	if r.Mode, err = cuda.ParseCopyMode(o.Copy); err != nil {
@@ -126,12 +131,22 @@ func (o *benchOptions) fillPages(r *transfer.BenchOptions) error {
 		if most := math.MaxInt64 / r.PageBytes; int64(r.Pages) > most {
 			return usagef("--pages %d of %d bytes each is outside 1..%d", r.Pages, r.PageBytes, most)
 		}
-		return nil
+		return fitsHostMemory("--pages (the values of the pages to move)", int64(r.Pages)*r.PageBytes)
 	}
 	total, err := positiveSize("--bytes", o.Bytes)
 	if err != nil {
 		return err
 	}
 	r.Pages = int(max(1, total/r.PageBytes))
-	return nil
+	return fitsHostMemory("--bytes (the values of the pages to move)", int64(r.Pages)*r.PageBytes)
+}
+
+// fitsHostMemory refuses a run whose pages need more host memory than the
+// machine has (their values live in the pool and in the run's own
+// buffers), before anything is allocated.
+func fitsHostMemory(what string, need int64) error {
+	if sysmem.Fits(need) {
+		return nil
+	}
+	return usagef("%s asks for %s of host memory; this machine has %s", what, size.Human(need), size.Human(sysmem.Total()))
 }

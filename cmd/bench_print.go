@@ -3,6 +3,7 @@ package cmd
 import (
 	"fmt"
 
+	"github.com/kvctl/kvctl/size"
 	"github.com/kvctl/kvctl/transfer"
 )
 
@@ -28,7 +29,7 @@ func printBench(ios *IOStreams, g *globalOptions, sweep bool, rs []transfer.Benc
 		case r.Async:
 			mode = fmt.Sprintf("async x%d", r.Workers)
 		}
-		tp.addRow(r.Direction, r.Mode, mode, humanBytes(r.PageBytes), r.RegionsPerPage, r.Pages,
+		tp.addRow(r.Direction, r.Mode, mode, size.Human(r.PageBytes), r.RegionsPerPage, r.Pages,
 			fmt.Sprintf("%.2f", r.GBps), fmt.Sprintf("%.2f", r.BaselineGBps), fmt.Sprintf("%.2f", r.Ratio),
 			fmt.Sprintf("%.2f", r.CopyGBps), r.Verify)
 	}
@@ -37,7 +38,7 @@ func printBench(ios *IOStreams, g *globalOptions, sweep bool, rs []transfer.Benc
 	}
 	if len(rs) == 1 {
 		r := rs[0]
-		fmt.Fprintf(ios.Out, "device %s, %s in %.4f s; phases (ms):", r.Device, humanBytes(r.Bytes), r.Seconds)
+		fmt.Fprintf(ios.Out, "device %s, %s in %.4f s; phases (ms):", r.Device, size.Human(r.Bytes), r.Seconds)
 		for _, p := range r.Direction.Phases() {
 			if ms, ok := r.PhaseMS[p.String()]; ok {
 				fmt.Fprintf(ios.Out, " %s %.2f", p, ms)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/kvctl/kvctl/cuda"
+	"github.com/kvctl/kvctl/size"
 	"github.com/spf13/cobra"
 )
 
@@ -51,7 +52,7 @@ func runDevices(ios *IOStreams, g *globalOptions) error {
 func printDevices(ios *IOStreams, gpus []cuda.GPUInfo, drv cuda.DriverInfo) error {
 	tp := newTablePrinter(ios, "gpu", "name", "memory", "pcie", "pcie max", "link GB/s", "bus")
 	for _, d := range gpus {
-		tp.addRow(d.Index, d.Name, humanBytes(d.MemoryTotalBytes),
+		tp.addRow(d.Index, d.Name, size.Human(d.MemoryTotalBytes),
 			fmt.Sprintf("gen%d x%d", d.PCIeGen, d.PCIeWidth), fmt.Sprintf("gen%d x%d", d.PCIeGenMax, d.PCIeWidthMax),
 			fmt.Sprintf("%.1f", d.PCIeGBps()), d.PCIBusID)
 	}

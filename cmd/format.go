@@ -1,26 +1,13 @@
 package cmd
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/kvctl/kvctl/size"
 )
 
 // Helpers that spell values for people, shared by the printers.
-
-// humanBytes spells n with a binary unit and one decimal.
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit && exp < 4; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTP"[exp])
-}
 
 // groupThousands writes n with a comma between groups of three digits
 // (12,031), the way kvctl's messages write counts.
@@ -47,7 +34,7 @@ func groupThousands(n int64) string {
 func capacityText(backend string, n int64) string {
 	switch {
 	case n > 0:
-		return humanBytes(n)
+		return size.Human(n)
 	case backend == "redis":
 		return "unlimited"
 	default:

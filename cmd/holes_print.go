@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/kvctl/kvctl/holes"
+	"github.com/kvctl/kvctl/size"
 	"github.com/kvctl/kvctl/stats"
 )
 
@@ -96,7 +97,7 @@ func printSimulation(ios *IOStreams, g *globalOptions, sweep bool, runs []holes.
 	tp := newTablePrinter(ios, "capacity", "requests", "blocks", "hit rate", "holes", "hole blocks", "behind hole", "recomputed", "evicted", "failed puts", "holes after")
 	for _, r := range runs {
 		h := r.Summary
-		tp.addRow(humanBytes(r.CapacityBytes), h.Requests, h.Blocks, fmt.Sprintf("%.1f%%", 100*h.HitRate()),
+		tp.addRow(size.Human(r.CapacityBytes), h.Requests, h.Blocks, fmt.Sprintf("%.1f%%", 100*h.HitRate()),
 			h.Holes, h.HoleBlocks, h.BehindHoleBlocks, h.RecomputedTokens, r.Pool.EvictedKeys, r.FailedPuts, holesAfter(r))
 	}
 	if err := tp.render(); err != nil {
@@ -132,7 +133,7 @@ func printSweepChart(ios *IOStreams, runs []holes.Run) error {
 		if r.Summary.Blocks > 0 {
 			stranded = float64(r.Summary.BehindHoleBlocks) / float64(r.Summary.Blocks)
 		}
-		fmt.Fprintf(&b, "%10s │%s %5.1f%%\n", humanBytes(r.CapacityBytes), hitStyle.Render(bar(hit, width, "█")), 100*hit)
+		fmt.Fprintf(&b, "%10s │%s %5.1f%%\n", size.Human(r.CapacityBytes), hitStyle.Render(bar(hit, width, "█")), 100*hit)
 		fmt.Fprintf(&b, "%10s │%s %5.1f%%\n", "", holeStyle.Render(bar(stranded, width, "▒")), 100*stranded)
 	}
 	_, err := fmt.Fprint(ios.Out, b.String())

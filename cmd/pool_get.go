@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/size"
 	"github.com/spf13/cobra"
 )
 
@@ -53,7 +54,7 @@ func runPoolGet(ctx context.Context, ios *IOStreams, _ *globalOptions, o *poolGe
 		}
 		if o.To == "" {
 			if ios.OutTTY && !isText(val) {
-				return fmt.Errorf("%q holds a binary value of %s; pass --to FILE or pipe it", o.Key, humanBytes(int64(len(val))))
+				return fmt.Errorf("%q holds a binary value of %s; pass --to FILE or pipe it", o.Key, size.Human(int64(len(val))))
 			}
 			_, err = ios.Out.Write(val)
 			return err

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kvctl/kvctl/pool/replay"
+	"github.com/kvctl/kvctl/size"
 	"github.com/spf13/cobra"
 )
 
@@ -201,7 +202,7 @@ func printReplaySetup(ios *IOStreams, rec *replay.Recording) error {
 		name = "scenario " + rec.Scenario + ": "
 	}
 	_, err = fmt.Fprintf(ios.Out, "%s%d ops; one segment of %s, lease TTL %v, eviction ratio %v, high watermark %v\n",
-		name, len(rec.Ops), humanBytes(rec.SegmentBytes), f.LeaseTTL, f.EvictionRatio, f.HighWatermark)
+		name, len(rec.Ops), size.Human(rec.SegmentBytes), f.LeaseTTL, f.EvictionRatio, f.HighWatermark)
 	return err
 }
 

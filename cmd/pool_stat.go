@@ -6,6 +6,7 @@ import (
 
 	"github.com/kvctl/kvctl/pool"
 	"github.com/kvctl/kvctl/pool/mooncake"
+	"github.com/kvctl/kvctl/size"
 	"github.com/spf13/cobra"
 )
 
@@ -73,14 +74,14 @@ func printPoolStat(ios *IOStreams, s pool.Stat) error {
 	tp.addRow("address", s.Address)
 	tp.addRow("read only", s.ReadOnly)
 	tp.addRow("objects (keys)", s.Keys)
-	tp.addRow("used", humanBytes(s.UsedBytes))
+	tp.addRow("used", size.Human(s.UsedBytes))
 	tp.addRow("capacity", capacityText(s.Backend, s.CapacityBytes))
-	tp.addRow("mean bytes per object", humanBytes(meanObjectBytes(s)))
+	tp.addRow("mean bytes per object", size.Human(meanObjectBytes(s)))
 	tp.addRow("master metadata (estimate)", fmt.Sprintf("~%s (%s per object)",
-		humanBytes(mooncake.MetadataBytesEstimate(s.Keys)), humanBytes(mooncake.MetadataBytesPerObject)))
+		size.Human(mooncake.MetadataBytesEstimate(s.Keys)), size.Human(mooncake.MetadataBytesPerObject)))
 	tp.addRow("soft-pinned keys", s.SoftPinnedKeys)
 	tp.addRow("evicted keys", s.EvictedKeys)
-	tp.addRow("evicted bytes", humanBytes(s.EvictedBytes))
+	tp.addRow("evicted bytes", size.Human(s.EvictedBytes))
 	tp.addRow("eviction attempts", s.EvictionAttempts)
 	if s.PutsExistingApproximate {
 		tp.addRow("puts of existing keys", fmt.Sprintf("~%d (approximate: failed PutStarts less allocation failures)", s.PutsExisting))
@@ -89,7 +90,7 @@ func printPoolStat(ios *IOStreams, s pool.Stat) error {
 	}
 	tp.addRow("allocation failures", s.AllocationFailure)
 	for _, seg := range s.Segments {
-		tp.addRow("segment "+seg.Name, fmt.Sprintf("%s of %s", humanBytes(seg.UsedBytes), capacityText(s.Backend, seg.CapacityBytes)))
+		tp.addRow("segment "+seg.Name, fmt.Sprintf("%s of %s", size.Human(seg.UsedBytes), capacityText(s.Backend, seg.CapacityBytes)))
 	}
 	return tp.render()
 }

@@ -45,7 +45,7 @@ func (o *serveOptions) registerEngine(fs *pflag.FlagSet) {
 
 	fs.Float64Var(&f.MissingRate, "fault-missing-rate", 0, "probability that a page vanishes between lookup and load (the request restarts)")
 	fs.Float64Var(&f.PutErrorRate, "fault-put-error-rate", 0, "probability that a page's put fails (a future miss)")
-	fs.DurationVar(&f.PoolLatency, "fault-pool-latency", 0, "real delay added to every pool call")
+	fs.DurationVar(&f.PoolLatency, "fault-pool-latency", 0, fmt.Sprintf("real delay added to every pool call, 0..%v", connector.MaxFaultPoolLatency))
 	fs.Uint64Var(&f.Seed, "fault-seed", 0, "seed of the fault draws (a run is deterministic given it)")
 }
 

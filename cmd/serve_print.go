@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/kvctl/kvctl/engine"
+	"github.com/kvctl/kvctl/size"
 )
 
 func printServeReport(ios *IOStreams, g *globalOptions, r engine.Report) error {
@@ -26,9 +27,9 @@ func printServeReport(ios *IOStreams, g *globalOptions, r engine.Report) error {
 	tp.addRow("ITL ms p50", fmt.Sprintf("%.2f", r.ITLMS.P50))
 	tp.addRow("wall seconds", fmt.Sprintf("%.2f", r.WallSeconds))
 	tp.addRow("pool", fmt.Sprintf("%s: %d keys, %s of %s, %d evicted", r.Pool.Backend, r.Pool.Keys,
-		humanBytes(r.Pool.UsedBytes), capacityText(r.Pool.Backend, r.Pool.CapacityBytes), r.Pool.EvictedKeys))
+		size.Human(r.Pool.UsedBytes), capacityText(r.Pool.Backend, r.Pool.CapacityBytes), r.Pool.EvictedKeys))
 	tp.addRow("prefix holes", fmt.Sprintf("%d holes, %d blocks behind a hole", r.PrefixHoles.Holes, r.PrefixHoles.BehindHoleBlocks))
-	tp.addRow("load", fmt.Sprintf("%d pages in %d store calls, %s, %d failed", r.Load.Pages, r.Load.StoreCalls, humanBytes(r.Load.Bytes), r.Load.FailedPages))
+	tp.addRow("load", fmt.Sprintf("%d pages in %d store calls, %s, %d failed", r.Load.Pages, r.Load.StoreCalls, size.Human(r.Load.Bytes), r.Load.FailedPages))
 	if r.PoolCallFailures > 0 {
 		tp.addRow("pool call failures", fmt.Sprintf("%d, the first at %.0f ms (request %d)", r.PoolCallFailures,
 			*r.FirstPoolFailureAtMS, *r.FirstPoolFailureRequest))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/kvctl/kvctl/size"
 	"github.com/kvctl/kvctl/stats"
 	"github.com/spf13/cobra"
 )
@@ -88,7 +89,7 @@ func printStatsSummary(ios *IOStreams, s stats.Summary) error {
 		if l != nil {
 			t := l.Totals
 			tp.addRow(fmt.Sprint(t.Op), l.Lines, rankCount(l.Ranks),
-				fmt.Sprintf("%d pages, %d store calls, %s, %d failed pages", t.Pages, t.StoreCalls, humanBytes(t.Bytes), t.FailedPages))
+				fmt.Sprintf("%d pages, %d store calls, %s, %d failed pages", t.Pages, t.StoreCalls, size.Human(t.Bytes), t.FailedPages))
 		}
 	}
 	if a := s.AsyncLoad; a != nil {

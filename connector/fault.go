@@ -35,6 +35,11 @@ func (f Faults) Active() bool {
 	return f.MissingRate > 0 || f.PutErrorRate > 0 || f.PoolLatency > 0
 }
 
+// MaxFaultPoolLatency is the longest delay Faults.PoolLatency may add to
+// each pool call: longer than any real pool answers, short enough that a
+// run cannot stall for hours on one typo.
+const MaxFaultPoolLatency = 10 * time.Second
+
 // Validate checks that the rates are probabilities and the latency is not
 // negative. Its errors wrap ErrBadConfig.
 func (f Faults) Validate() error {
@@ -43,8 +48,8 @@ func (f Faults) Validate() error {
 		return fmt.Errorf("%w: fault missing rate %v: want a probability in [0, 1]", ErrBadConfig, f.MissingRate)
 	case f.PutErrorRate < 0 || f.PutErrorRate > 1:
 		return fmt.Errorf("%w: fault put error rate %v: want a probability in [0, 1]", ErrBadConfig, f.PutErrorRate)
-	case f.PoolLatency < 0:
-		return fmt.Errorf("%w: fault pool latency %v is negative", ErrBadConfig, f.PoolLatency)
+	case f.PoolLatency < 0 || f.PoolLatency > MaxFaultPoolLatency:
+		return fmt.Errorf("%w: fault pool latency %v is outside 0..%v", ErrBadConfig, f.PoolLatency, MaxFaultPoolLatency)
 	}
 	return nil
 }

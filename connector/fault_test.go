@@ -24,6 +24,8 @@ func TestFaultsValidate(t *testing.T) {
 		{Faults{MissingRate: -0.1}, false},
 		{Faults{PutErrorRate: 1.1}, false},
 		{Faults{PoolLatency: -1}, false},
+		{Faults{PoolLatency: MaxFaultPoolLatency}, true},
+		{Faults{PoolLatency: MaxFaultPoolLatency + 1}, false},
 	}
 	for _, tt := range tests {
 		err := tt.f.Validate()

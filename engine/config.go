@@ -4,11 +4,14 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/kvctl/kvctl/connector"
+	"github.com/kvctl/kvctl/internal/sysmem"
 	"github.com/kvctl/kvctl/keys"
 	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/size"
 )
 
 // Defaults of Config.
@@ -161,7 +164,26 @@ func (c Config) withDefaults() (Config, error) {
 		return c, &configError{err}
 	}
 	c.GPU.Blocks = c.GPU.blocks(blockBytes(c.Keys.Layout))
+	if err := c.pageMemoryFits(); err != nil {
+		return c, &configError{err}
+	}
 	return c, nil
+}
+
+// pageMemoryFits refuses GPU page memory that the machine cannot hold:
+// the engine keeps every rank's and every attention-DP owner's pages in
+// host memory (pageMemory), so --gpu-blocks or --gpu-bytes beyond it would
+// end the run out of memory before its first request.
+func (c Config) pageMemoryFits() error {
+	perBlock := blockBytes(c.Keys.Layout) * int64(len(c.Keys.Layout.Ranks)) * int64(max(1, c.AttentionDP))
+	blocks := int64(c.GPU.Blocks)
+	if perBlock > 0 && blocks > math.MaxInt64/perBlock {
+		return fmt.Errorf("gpu blocks %d of %d bytes each overflow 64 bits", blocks, perBlock)
+	}
+	if need := blocks * perBlock; !sysmem.Fits(need) {
+		return fmt.Errorf("gpu pages of %d blocks need %s of host memory (the engine keeps its GPU pages there); this machine has %s", blocks, size.Human(need), size.Human(sysmem.Total()))
+	}
+	return nil
 }
 
 // keysWithDefaults fills the zero layout, world, ranks and model key, and

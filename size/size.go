@@ -85,3 +85,18 @@ func Format(n int64) string {
 	}
 	return strconv.FormatInt(n, 10)
 }
+
+// Human spells n bytes for people: a binary unit and one decimal
+// ("1.5 GiB"), or bytes below 1 KiB ("512 B"). It rounds; Format is exact.
+func Human(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit && exp < 4; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTP"[exp])
+}

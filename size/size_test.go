@@ -66,3 +66,18 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestHuman(t *testing.T) {
+	tests := []struct {
+		n    int64
+		want string
+	}{
+		{0, "0 B"}, {1023, "1023 B"}, {1024, "1.0 KiB"}, {1536, "1.5 KiB"},
+		{64 << 20, "64.0 MiB"}, {25275973632, "23.5 GiB"}, {1 << 40, "1.0 TiB"}, {1 << 62, "4096.0 PiB"},
+	}
+	for _, tt := range tests {
+		if got := Human(tt.n); got != tt.want {
+			t.Errorf("Human(%d) = %q, want %q", tt.n, got, tt.want)
+		}
+	}
+}
