@@ -53,6 +53,16 @@ func skipSpace(data []byte, i int) int {
 // int64: fractions, exponents, numbers outside int64 and other values are
 // errors (*TokenError, offsets relative to data), never rounded or wrapped.
 func AppendJSONTokens(dst []int64, data []byte) ([]int64, int, error) {
+	return appendJSONTokens(dst, data, fastTokens)
+}
+
+// fastPath appends the easy tokens at data[i:] while dst has room and
+// returns where it stopped (fastTokens; tests swap in simpler ones).
+type fastPath func(dst []int64, data []byte, i int) ([]int64, int)
+
+// appendJSONTokens is AppendJSONTokens with fast for the easy tokens and
+// scanJSONInt for the rest.
+func appendJSONTokens(dst []int64, data []byte, fast fastPath) ([]int64, int, error) {
 	if len(data) == 0 || data[0] != '[' {
 		return dst, 0, &TokenError{Index: -1, Problem: "want a JSON array of token ids"}
 	}
@@ -64,7 +74,7 @@ func AppendJSONTokens(dst []int64, data []byte) ([]int64, int, error) {
 		if len(dst) == cap(dst) {
 			dst = slices.Grow(dst, 64+(len(data)-i)/8)
 		}
-		dst, i = fastTokens(dst, data, i)
+		dst, i = fast(dst, data, i)
 		if i+8 <= len(data) && cap(dst) == len(dst) {
 			continue // out of room, not out of easy tokens
 		}
@@ -92,8 +102,16 @@ func AppendJSONTokens(dst []int64, data []byte) ([]int64, int, error) {
 // fastTokens appends the tokens at data[i:] that are short non-negative
 // integers followed by "," or ", " (nearly all of them) while dst has
 // room, and returns where it stopped: at anything else, for the careful
-// path to take.
+// path to take. The bulk goes through maskTokens, the last bytes through
+// swarTokens.
 func fastTokens(dst []int64, data []byte, i int) ([]int64, int) {
+	dst, i = maskTokens(dst, data, i)
+	return swarTokens(dst, data, i)
+}
+
+// swarTokens is fastTokens one token at a time, reading eight bytes at
+// once: where each token ends depends on where the one before ended.
+func swarTokens(dst []int64, data []byte, i int) ([]int64, int) {
 	out := dst[:cap(dst)]
 	k := len(dst)
 	for k < len(out) && i+8 <= len(data) {
