@@ -18,20 +18,21 @@ const maxClassBlocks = 32
 // are integers of 1 to 7 digits without a leading zero, each followed by
 // "," or ", ", while dst has room, and returns where it stopped: at a
 // token it leaves to the slower paths, or within 72 bytes of the end.
+// Callers check shortTokenAt(data, i) first.
 func maskTokens(dst []int64, data []byte, i int) ([]int64, int) {
 	var classes [maxClassBlocks + 1]byteClasses
 	out := dst[:cap(dst)]
 	k := len(dst)
 	for blocks := 2; ; blocks = min(2*blocks, maxClassBlocks) {
 		n := min(blocks, (len(data)-i-8)/64)
-		if n < 1 || k == len(out) || data[i]-'0' > 9 {
+		if n < 1 || k == len(out) || !shortTokenAt(data, i) {
 			return out[:k], i
 		}
 		chunk := data[i : i+64*n+8]
 		classify(classes[:n], chunk)
 		classes[n] = byteClasses{}
 		var used int
-		k, used = chunkTokens(out, k, chunk, classes[:n+1])
+		k, used = chunkTokens(out, k, chunk, &classes, n)
 		if used == 0 {
 			return out[:k], i
 		}
@@ -39,17 +40,27 @@ func maskTokens(dst []int64, data []byte, i int) ([]int64, int) {
 	}
 }
 
-// chunkTokens converts the tokens of a classified chunk, one 64-byte
-// window at a time, from the chunk's start while a whole window is
-// classified. It returns the new length of out and how many bytes of the
-// chunk it used (0 when it took no token).
-func chunkTokens(out []int64, k int, chunk []byte, classes []byteClasses) (int, int) {
+// shortTokenAt reports whether data[i:] starts with 1 to 7 digits and
+// has 8 bytes: a token a fast path may take. A long token, or a sign, is
+// cheaper to see here than through a chunk's classes.
+func shortTokenAt(data []byte, i int) bool {
+	if i+8 > len(data) {
+		return false
+	}
+	n := leadingDigits(binary.LittleEndian.Uint64(data[i:]))
+	return n > 0 && n < 8
+}
+
+// chunkTokens converts the tokens of a chunk of n classified blocks, one
+// 64-byte window at a time, from the chunk's start while a whole window
+// is classified (classes[n] is zero). It returns the new length of out
+// and how many bytes of the chunk it used (0 when it took no token).
+func chunkTokens(out []int64, k int, chunk []byte, classes *[maxClassBlocks + 1]byteClasses, n int) (int, int) {
 	pos := 0
-	limit := 64 * (len(classes) - 1)
-	for pos+64 <= limit && k < len(out) {
-		w := windowAt(classes, pos)
+	for pos+64 <= 64*n && k < len(out) {
+		starts, commas := windowBounds(classes, pos)
 		var used int
-		k, used = windowTokens(out, k, (*[64 + 8]byte)(chunk[pos:]), w)
+		k, used = windowTokens(out, k, (*[64 + 8]byte)(chunk[pos:]), starts, commas)
 		if used == 0 {
 			break
 		}
@@ -61,51 +72,55 @@ func chunkTokens(out []int64, k int, chunk []byte, classes []byteClasses) (int, 
 	return k, pos
 }
 
-// windowAt returns the classes of the 64 bytes at pos: classes[pos/64]
-// and the next block (which must exist) shifted together.
-func windowAt(classes []byteClasses, pos int) byteClasses {
-	b, s := pos>>6, uint(pos&63)
-	lo, hi := classes[b], classes[b+1]
-	join := func(l, h uint64) uint64 { return l>>s | h<<(64-s) } // h<<64 is 0
-	return byteClasses{
-		digit: join(lo.digit, hi.digit),
-		zero:  join(lo.zero, hi.zero),
-		comma: join(lo.comma, hi.comma),
-		space: join(lo.space, hi.space),
-	}
-}
-
 // windowTokens converts the tokens of the 64-byte window at text[0]
-// (text[0] a token's first byte) whose comma comes before the first byte
-// that breaks the pattern: tokens of 1 to 7 digits without a leading
-// zero, each followed by "," or ", ". It returns the new length of out
-// and the offset just past the last token's comma, 0 when it took none.
-func windowTokens(out []int64, k int, text *[64 + 8]byte, w byteClasses) (int, int) {
-	starts, take := tokenBounds(w)
-	last := -1
-	for take != 0 && k < len(out) {
-		s := bits.TrailingZeros64(starts) & 63
-		comma := bits.TrailingZeros64(take)
-		starts &= starts - 1
-		take &= take - 1
-		x := binary.LittleEndian.Uint64(text[s : s+8])
-		out[k] = int64(digitsValue(x, comma-s))
-		k++
-		last = comma
+// whose first bytes and commas windowBounds found, as many as out has
+// room for. It
+// returns the new length of out and the offset just past the last
+// token's comma, 0 when it took none.
+func windowTokens(out []int64, k int, text *[64 + 8]byte, starts, commas uint64) (int, int) {
+	n := bits.OnesCount64(commas)
+	for ; n > len(out)-k; n-- {
+		commas &^= 1 << (63 - bits.LeadingZeros64(commas)) // no room for the last
 	}
-	return k, last + 1
+	if n == 0 {
+		return k, 0
+	}
+	if useAVX2 {
+		convertTokensBMI2(&out[k], &text[0], starts, commas)
+	} else {
+		convertTokens(out[k:k+n], text, starts, commas)
+	}
+	return k + n, 64 - bits.LeadingZeros64(commas)
 }
 
-// tokenBounds returns the first bytes of the window's tokens and the
-// commas that end the tokens before the first byte that breaks the
-// pattern. Each byte is checked against the one before it: a digit
-// follows a digit (at most seven in a row, not after a leading '0') or
-// starts a token; a comma follows a digit; a space follows a comma;
-// nothing else may appear. So every comma before the first bad byte ends
-// a token that starts after the comma before it, or at the window's
-// start (which is bad unless it is a digit: nothing comes before it).
-func tokenBounds(w byteClasses) (starts, commas uint64) {
-	d, c, s := w.digit, w.comma, w.space
+// convertTokens sets out[j] to the value of the j-th token of a window:
+// its digits run from the j-th bit of starts to the j-th bit of commas.
+func convertTokens(out []int64, text *[64 + 8]byte, starts, commas uint64) {
+	for j := range out {
+		s := bits.TrailingZeros64(starts) & 63
+		comma := bits.TrailingZeros64(commas)
+		starts &= starts - 1
+		commas &= commas - 1
+		out[j] = int64(digitsValue(binary.LittleEndian.Uint64(text[s:s+8]), comma-s))
+	}
+}
+
+// windowBounds returns the first bytes of the tokens of the 64-byte
+// window at pos (which classes cover) and the commas that end the tokens
+// before the first byte that breaks the pattern. Each byte is checked
+// against the one before it: a digit follows a digit (at most seven in a
+// row, not after a leading '0') or starts a token; a comma follows a
+// digit; a space follows a comma; nothing else may appear. So every comma
+// before the first bad byte ends a token that starts after the comma
+// before it, or at the window's start (which is bad unless it is a digit:
+// nothing comes before it).
+func windowBounds(classes *[maxClassBlocks + 1]byteClasses, pos int) (starts, commas uint64) {
+	lo, hi := &classes[pos>>6&(maxClassBlocks-1)], &classes[pos>>6&(maxClassBlocks-1)+1]
+	sh := uint(pos & 63)
+	d := lo.digit>>sh | hi.digit<<(64-sh) // hi<<64 is 0
+	c := lo.comma>>sh | hi.comma<<(64-sh)
+	s := lo.space>>sh | hi.space<<(64-sh)
+	zero := lo.zero>>sh | hi.zero<<(64-sh)
 	starts = d &^ (d << 1)
 	run := d & (d << 1) // bit p: bytes p-1..p are digits
 	run &= run << 2     // p-3..p
@@ -114,7 +129,7 @@ func tokenBounds(w byteClasses) (starts, commas uint64) {
 		c&^(d<<1) |
 		s&^(c<<1) |
 		run |
-		starts&w.zero&(d>>1)
+		starts&zero&(d>>1)
 	below := uint64(1)<<uint(bits.TrailingZeros64(bad)) - 1 // every bit when bad is 0
 	return starts, c & below
 }

@@ -53,16 +53,23 @@ func skipSpace(data []byte, i int) int {
 // int64: fractions, exponents, numbers outside int64 and other values are
 // errors (*TokenError, offsets relative to data), never rounded or wrapped.
 func AppendJSONTokens(dst []int64, data []byte) ([]int64, int, error) {
-	return appendJSONTokens(dst, data, fastTokens)
+	return appendJSONTokens(dst, data, masksAndSWAR)
 }
 
-// fastPath appends the easy tokens at data[i:] while dst has room and
-// returns where it stopped (fastTokens; tests swap in simpler ones).
-type fastPath func(dst []int64, data []byte, i int) ([]int64, int)
+// fastPaths says which fast paths appendJSONTokens takes for the tokens
+// that are short non-negative integers followed by "," or ", " (nearly
+// all of them) before the careful path (scanJSONInt) takes the next one.
+// Tests check that each reads the same.
+type fastPaths int
 
-// appendJSONTokens is AppendJSONTokens with fast for the easy tokens and
-// scanJSONInt for the rest.
-func appendJSONTokens(dst []int64, data []byte, fast fastPath) ([]int64, int, error) {
+const (
+	masksAndSWAR fastPaths = iota // maskTokens for the bulk, swarTokens near the end
+	swarOnly
+	carefulOnly
+)
+
+// appendJSONTokens is AppendJSONTokens through the fast paths named.
+func appendJSONTokens(dst []int64, data []byte, fast fastPaths) ([]int64, int, error) {
 	if len(data) == 0 || data[0] != '[' {
 		return dst, 0, &TokenError{Index: -1, Problem: "want a JSON array of token ids"}
 	}
@@ -74,7 +81,12 @@ func appendJSONTokens(dst []int64, data []byte, fast fastPath) ([]int64, int, er
 		if len(dst) == cap(dst) {
 			dst = slices.Grow(dst, 64+(len(data)-i)/8)
 		}
-		dst, i = fast(dst, data, i)
+		if fast != carefulOnly && shortTokenAt(data, i) {
+			if fast == masksAndSWAR && len(data)-i >= 64+8 {
+				dst, i = maskTokens(dst, data, i)
+			}
+			dst, i = swarTokens(dst, data, i)
+		}
 		if i+8 <= len(data) && cap(dst) == len(dst) {
 			continue // out of room, not out of easy tokens
 		}
@@ -99,18 +111,10 @@ func appendJSONTokens(dst []int64, data []byte, fast fastPath) ([]int64, int, er
 	}
 }
 
-// fastTokens appends the tokens at data[i:] that are short non-negative
-// integers followed by "," or ", " (nearly all of them) while dst has
-// room, and returns where it stopped: at anything else, for the careful
-// path to take. The bulk goes through maskTokens, the last bytes through
-// swarTokens.
-func fastTokens(dst []int64, data []byte, i int) ([]int64, int) {
-	dst, i = maskTokens(dst, data, i)
-	return swarTokens(dst, data, i)
-}
-
-// swarTokens is fastTokens one token at a time, reading eight bytes at
-// once: where each token ends depends on where the one before ended.
+// swarTokens appends the easy tokens at data[i:] while dst has room, one
+// at a time, reading eight bytes at once, and returns where it stopped:
+// at anything else, for the careful path to take. Where each token ends
+// depends on where the one before ended.
 func swarTokens(dst []int64, data []byte, i int) ([]int64, int) {
 	out := dst[:cap(dst)]
 	k := len(dst)

@@ -78,3 +78,55 @@ loop:
 
 done:
 	RET
+
+// func convertTokensBMI2(out *int64, text *byte, starts, commas uint64)
+//
+// For each bit of commas, with the next bit of starts as its token's
+// first byte: out[j] = the value of the digits text[start:comma], by the
+// SWAR conversion of digitsValue.
+TEXT ·convertTokensBMI2(SB), NOSPLIT, $0-32
+	MOVQ  out+0(FP), DI
+	MOVQ  text+8(FP), SI
+	MOVQ  starts+16(FP), R8
+	MOVQ  commas+24(FP), R9
+	TESTQ R9, R9
+	JZ    converted
+	MOVQ  $0xcfcfcfcfcfcfcfd0, R10 // -asciiZero
+	MOVQ  $0x000000ff000000ff, R11
+	MOVQ  $0x000f424000000064, R12 // 100 + 1000000<<32
+	MOVQ  $0x0000271000000001, R13 // 1 + 10000<<32
+
+token:
+	TZCNTQ R8, AX // start
+	BLSRQ  R8, R8
+	TZCNTQ R9, BX // comma
+	BLSRQ  R9, R9
+	MOVQ   (SI)(AX*1), DX
+	SUBQ   AX, BX // digits n
+	SHLQ   $3, BX
+	NEGQ   BX     // SHLX shifts by -8n mod 64 = 64-8n
+	ADDQ   R10, DX
+	SHLXQ  BX, DX, DX // the digits at the top, zeros below
+
+	// pairs: v*10 + v>>8
+	LEAQ (DX)(DX*4), CX
+	ADDQ CX, CX
+	SHRQ $8, DX
+	ADDQ CX, DX
+
+	// fours and the whole: (v&m)*mul100 + (v>>16&m)*mul1, >> 32
+	MOVQ  DX, CX
+	ANDQ  R11, CX
+	IMULQ R12, CX
+	SHRQ  $16, DX
+	ANDQ  R11, DX
+	IMULQ R13, DX
+	ADDQ  CX, DX
+	SHRQ  $32, DX
+	MOVQ  DX, (DI)
+	ADDQ  $8, DI
+	TESTQ R9, R9
+	JNZ   token
+
+converted:
+	RET
