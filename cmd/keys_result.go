@@ -95,12 +95,9 @@ func keysSummary(T int, id string, numTokens int, c *keys.Chain) keysResult {
 // appendChainKeys appends one page key per line for every block of a
 // chain (then its group key, with --group-keys).
 func (sp keysSpelling) appendChainKeys(dst []byte, c *keys.Chain) []byte {
-	var ks []string
+	dst = slices.Grow(dst, c.NumBlocks()*sp.pages.LinesSize())
 	for _, h := range c.Hashes() {
-		ks = sp.pages.Append(ks[:0], h)
-		for _, k := range ks {
-			dst = append(append(dst, k...), '\n')
-		}
+		dst = sp.pages.AppendLines(dst, h)
 		if sp.groupKeys {
 			dst = append(append(dst, sp.GroupKey(h)...), '\n')
 		}
