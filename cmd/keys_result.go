@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bufio"
 	"fmt"
 	"slices"
 	"strings"
@@ -151,9 +152,13 @@ func printKeysTable(ios *IOStreams, r keysResult) error {
 	return err
 }
 
-// printRequestsTable prints one row per request.
+// printRequestsTable prints one row per request, through a buffer: the
+// plain table is written a cell at a time.
 func printRequestsTable(ios *IOStreams, rs []keysResult) error {
-	tp := newTablePrinter(ios, "id", "tokens", "blocks", "offerable", "last hash")
+	buffered := *ios
+	w := bufio.NewWriterSize(ios.Out, 64<<10)
+	buffered.Out = w
+	tp := newTablePrinter(&buffered, "id", "tokens", "blocks", "offerable", "last hash")
 	for _, r := range rs {
 		last := "-"
 		if n := len(r.Blocks); n > 0 {
@@ -161,5 +166,8 @@ func printRequestsTable(ios *IOStreams, rs []keysResult) error {
 		}
 		tp.addRow(r.ID, r.NumTokens, r.NumBlocks, r.OfferableBlocks, last)
 	}
-	return tp.render()
+	if err := tp.render(); err != nil {
+		return err
+	}
+	return w.Flush()
 }
