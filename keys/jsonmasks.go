@@ -18,7 +18,8 @@ const maxClassBlocks = 32
 // are integers of 1 to 7 digits without a leading zero, each followed by
 // "," or ", ", while dst has room, and returns where it stopped: at a
 // token it leaves to the slower paths, or within 72 bytes of the end.
-// Callers check shortTokenAt(data, i) first.
+// It needs useAVX2 (AVX2, BMI1 and BMI2); callers check shortTokenAt(data,
+// i) first.
 func maskTokens(dst []int64, data []byte, i int) ([]int64, int) {
 	var classes [maxClassBlocks + 1]byteClasses
 	out := dst[:cap(dst)]
@@ -85,24 +86,8 @@ func windowTokens(out []int64, k int, text *[64 + 8]byte, starts, commas uint64)
 	if n == 0 {
 		return k, 0
 	}
-	if useAVX2 {
-		convertTokensBMI2(&out[k], &text[0], starts, commas)
-	} else {
-		convertTokens(out[k:k+n], text, starts, commas)
-	}
+	convertTokensBMI2(&out[k], &text[0], starts, commas)
 	return k + n, 64 - bits.LeadingZeros64(commas)
-}
-
-// convertTokens sets out[j] to the value of the j-th token of a window:
-// its digits run from the j-th bit of starts to the j-th bit of commas.
-func convertTokens(out []int64, text *[64 + 8]byte, starts, commas uint64) {
-	for j := range out {
-		s := bits.TrailingZeros64(starts) & 63
-		comma := bits.TrailingZeros64(commas)
-		starts &= starts - 1
-		commas &= commas - 1
-		out[j] = int64(digitsValue(binary.LittleEndian.Uint64(text[s:s+8]), comma-s))
-	}
 }
 
 // windowBounds returns the first bytes of the tokens of the 64-byte

@@ -14,10 +14,11 @@ var useAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasBMI1 && cpu.X86.HasBMI2
 //go:noescape
 func classifyAVX2(out *byteClasses, data *byte, blocks int)
 
-// convertTokensBMI2 is convertTokens with TZCNT, BLSR and SHLX, one
-// token after another without a bounds check: out must have room for a
-// token per bit of commas, text 8 bytes past the last comma
-// (jsonmasks_amd64.s).
+// convertTokensBMI2 sets out[j] to the value of the j-th token of a
+// window, whose digits run from the j-th bit of starts to the j-th bit of
+// commas (digitsValue, with TZCNT, BLSR and SHLX). Nothing is bounds
+// checked: out must have room for a token per bit of commas, and text 8
+// bytes past the last comma (jsonmasks_amd64.s).
 //
 //go:noescape
 func convertTokensBMI2(out *int64, text *byte, starts, commas uint64)

@@ -63,7 +63,7 @@ func AppendJSONTokens(dst []int64, data []byte) ([]int64, int, error) {
 type fastPaths int
 
 const (
-	masksAndSWAR fastPaths = iota // maskTokens for the bulk, swarTokens near the end
+	masksAndSWAR fastPaths = iota // maskTokens for the bulk (with AVX2), swarTokens near the end
 	swarOnly
 	carefulOnly
 )
@@ -82,7 +82,7 @@ func appendJSONTokens(dst []int64, data []byte, fast fastPaths) ([]int64, int, e
 			dst = slices.Grow(dst, 64+(len(data)-i)/8)
 		}
 		if fast != carefulOnly && shortTokenAt(data, i) {
-			if fast == masksAndSWAR && len(data)-i >= 64+8 {
+			if fast == masksAndSWAR && useAVX2 && len(data)-i >= 64+8 {
 				dst, i = maskTokens(dst, data, i)
 			}
 			dst, i = swarTokens(dst, data, i)
