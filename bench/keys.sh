@@ -1,21 +1,29 @@
 #!/usr/bin/env bash
 # Compare `kvctl keys --requests` with the Python reference end to end.
 #
-#   bench/keys.sh            # 400 requests x 20,000 tokens, T=32
+#   bench/keys.sh                          # 400 requests x 20,000 tokens, T=32
+#   KVCTL_BASE=/tmp/kvctl-main bench/keys.sh   # and A/B against another build
 #
 # Environment: KEYS_BENCH_DIR (scratch, default /tmp/kvctl-keys-bench),
-# REQUESTS, TOKENS (file shape), RUNS (timed runs each, default 5).
-# Needs python3 and go; uses hyperfine when installed, else times the runs
-# from Python (time.perf_counter around subprocess.run).
+# REQUESTS, TOKENS (file shape), RUNS (rounds, default 10), KVCTL (where
+# this checkout is built, default $KEYS_BENCH_DIR/kvctl), KVCTL_BASE (a
+# second kvctl binary, timed beside this one). Needs python3 and go.
+#
+# The runs are interleaved: each round runs every command once, in turn,
+# so that a machine shared with other work slows them alike. Reported: the
+# median wall time with the fastest and slowest round, the median CPU time
+# (user + system, less sensitive to other work than wall time), and the
+# median of each round's ratio to the Python reference.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 dir=${KEYS_BENCH_DIR:-/tmp/kvctl-keys-bench}
 requests=${REQUESTS:-400}
 tokens=${TOKENS:-20000}
-runs=${RUNS:-5}
+runs=${RUNS:-10}
 T=32
-kvctl=/tmp/kvctl
+kvctl=${KVCTL:-$dir/kvctl}
+base=${KVCTL_BASE:-}
 input="$dir/requests-${requests}x${tokens}.jsonl"
 mkdir -p "$dir"
 
@@ -26,58 +34,62 @@ if [[ ! -s $input ]]; then
 fi
 (cd "$root" && go build -o "$kvctl" .)
 
-py=(python3 "$root/bench/keys_reference.py" --tokens-per-block "$T" "$input")
-go_table=("$kvctl" keys -q --requests "$input" --tokens-per-block "$T" -o table)
-go_keys=("$kvctl" keys -q --requests "$input" --tokens-per-block "$T" --model-key bench -o keys)
-
 # Correctness first: every request's block count and last hash must agree.
-"${py[@]}" >"$dir/python.txt"
-"$kvctl" keys -q --requests "$input" --tokens-per-block "$T" -o jsonl |
-	python3 -c '
+python3 "$root/bench/keys_reference.py" --tokens-per-block "$T" "$input" >"$dir/python.txt"
+for bin in "$kvctl" ${base:+"$base"}; do
+	"$bin" keys -q --requests "$input" --tokens-per-block "$T" -o jsonl |
+		python3 -c '
 import json, sys
 for line in sys.stdin:
     r = json.loads(line)
     b = r["blocks"]
     print(r["id"], len(b), b[-1]["hash"] if b else "-")
 ' >"$dir/go.txt"
-if ! cmp -s "$dir/python.txt" "$dir/go.txt"; then
-	echo "FAIL: kvctl and the Python reference disagree:" >&2
-	diff "$dir/python.txt" "$dir/go.txt" | head >&2
-	exit 1
-fi
+	if ! cmp -s "$dir/python.txt" "$dir/go.txt"; then
+		echo "FAIL: $bin and the Python reference disagree:" >&2
+		diff "$dir/python.txt" "$dir/go.txt" | head >&2
+		exit 1
+	fi
+done
 echo "ok: $(wc -l <"$dir/go.txt") requests, same block hashes as the Python reference" >&2
 
-# seconds CMD...: mean wall time of $runs runs after one warm-up run.
-seconds() {
-	if command -v hyperfine >/dev/null; then
-		hyperfine --warmup 1 --runs "$runs" --export-json "$dir/hf.json" --output null "$(printf '%q ' "$@")" >&2
-		python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["mean"])' "$dir/hf.json"
-		return
-	fi
-	python3 - "$runs" "$@" <<'PY'
-import statistics, subprocess, sys, time
-runs, cmd = int(sys.argv[1]), sys.argv[2:]
-times = []
-for i in range(runs + 1):
-    start = time.perf_counter()
-    subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True)
-    if i:  # the first run warms the page cache
-        times.append(time.perf_counter() - start)
-print(f"{cmd[0]}: mean {statistics.mean(times)*1e3:.1f} ms, min {min(times)*1e3:.1f} ms", file=sys.stderr)
-print(statistics.mean(times))
-PY
-}
+python3 - "$runs" "$input" "$T" "$requests" "$tokens" "$root/bench/keys_reference.py" "$kvctl" ${base:+"$base"} <<'PY'
+import os, resource, statistics, subprocess, sys, time
 
-mb=$(python3 -c "import os; print(os.path.getsize('$input') / 1e6)")
-t_py=$(seconds "${py[@]}")
-t_table=$(seconds "${go_table[@]}")
-t_keys=$(seconds "${go_keys[@]}")
-python3 - "$t_py" "$t_table" "$t_keys" "$mb" "$requests" "$tokens" <<'PY'
-import sys
-t_py, t_table, t_keys, mb = map(float, sys.argv[1:5])
-n = int(sys.argv[5]) * int(sys.argv[6])
-print(f"input: {sys.argv[5]} requests x {sys.argv[6]} tokens, {mb:.1f} MB, T=32")
-print(f"python reference       {t_py*1e3:8.1f} ms  {mb/t_py:7.1f} MB/s  {n/t_py/1e6:6.1f} M tokens/s")
-for name, t in (("kvctl -o table", t_table), ("kvctl -o keys", t_keys)):
-    print(f"{name:22} {t*1e3:8.1f} ms  {mb/t:7.1f} MB/s  {n/t/1e6:6.1f} M tokens/s  {t_py/t:5.1f}x python")
+runs, path, T, requests, tokens, ref = sys.argv[1:7]
+bins = sys.argv[7:]
+runs, n = int(runs), int(requests) * int(tokens)
+mb = os.path.getsize(path) / 1e6
+cmds = {"python reference": ["python3", ref, "--tokens-per-block", T, path]}
+for i, b in enumerate(bins):
+    tag = "" if len(bins) == 1 else (" (this build)" if i == 0 else " (base)")
+    common = [b, "keys", "-q", "--requests", path, "--tokens-per-block", T]
+    cmds["kvctl -o table" + tag] = common + ["-o", "table"]
+    cmds["kvctl -o keys" + tag] = common + ["--model-key", "bench", "-o", "keys"]
+
+def cpu_seconds():
+    u = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return u.ru_utime + u.ru_stime
+
+times = {name: [] for name in cmds}
+cpu = {name: [] for name in cmds}
+for r in range(runs + 1):
+    for name, cmd in cmds.items():
+        start, start_cpu = time.perf_counter(), cpu_seconds()
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True)
+        if r:  # the first round warms the page cache
+            times[name].append(time.perf_counter() - start)
+            cpu[name].append(cpu_seconds() - start_cpu)
+
+py = times["python reference"]
+print(f"input: {requests} requests x {tokens} tokens, {mb:.1f} MB, T={T}; {runs} interleaved rounds")
+print(f"{'':30} {'median':>9} {'fastest':>9} {'slowest':>9} {'CPU':>9} {'MB/s':>7} {'M tok/s':>7}  vs python (median of rounds)")
+for name, ts in times.items():
+    med = statistics.median(ts)
+    line = f"{name:30} {med*1e3:7.1f}ms {min(ts)*1e3:7.1f}ms {max(ts)*1e3:7.1f}ms"
+    line += f" {statistics.median(cpu[name])*1e3:7.1f}ms {mb/med:7.1f} {n/med/1e6:7.1f}"
+    if ts is not py:
+        ratios = sorted(p / t for p, t in zip(py, ts))
+        line += f"  {statistics.median(ratios):5.1f}x ({ratios[0]:.1f}-{ratios[-1]:.1f})"
+    print(line)
 PY

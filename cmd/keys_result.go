@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bufio"
 	"fmt"
 	"slices"
 	"strings"
@@ -95,12 +96,9 @@ func keysSummary(T int, id string, numTokens int, c *keys.Chain) keysResult {
 // appendChainKeys appends one page key per line for every block of a
 // chain (then its group key, with --group-keys).
 func (sp keysSpelling) appendChainKeys(dst []byte, c *keys.Chain) []byte {
-	var ks []string
+	dst = slices.Grow(dst, c.NumBlocks()*sp.pages.LinesSize())
 	for _, h := range c.Hashes() {
-		ks = sp.pages.Append(ks[:0], h)
-		for _, k := range ks {
-			dst = append(append(dst, k...), '\n')
-		}
+		dst = sp.pages.AppendLines(dst, h)
 		if sp.groupKeys {
 			dst = append(append(dst, sp.GroupKey(h)...), '\n')
 		}
@@ -154,9 +152,13 @@ func printKeysTable(ios *IOStreams, r keysResult) error {
 	return err
 }
 
-// printRequestsTable prints one row per request.
+// printRequestsTable prints one row per request, through a buffer: the
+// plain table is written a cell at a time.
 func printRequestsTable(ios *IOStreams, rs []keysResult) error {
-	tp := newTablePrinter(ios, "id", "tokens", "blocks", "offerable", "last hash")
+	buffered := *ios
+	w := bufio.NewWriterSize(ios.Out, 64<<10)
+	buffered.Out = w
+	tp := newTablePrinter(&buffered, "id", "tokens", "blocks", "offerable", "last hash")
 	for _, r := range rs {
 		last := "-"
 		if n := len(r.Blocks); n > 0 {
@@ -164,5 +166,8 @@ func printRequestsTable(ios *IOStreams, rs []keysResult) error {
 		}
 		tp.addRow(r.ID, r.NumTokens, r.NumBlocks, r.OfferableBlocks, last)
 	}
-	return tp.render()
+	if err := tp.render(); err != nil {
+		return err
+	}
+	return w.Flush()
 }

@@ -78,11 +78,29 @@ func reportBlocks(b *testing.B, tokens, T int) {
 // BenchmarkAppendJSONTokens parses a 20,000-token JSON array as Python's
 // json.dumps writes it.
 func BenchmarkAppendJSONTokens(b *testing.B) {
-	tokens := benchTokens()
+	benchmarkJSONTokens(b, benchTokens(), ", ")
+}
+
+// BenchmarkAppendJSONTokensShapes parses arrays the fast paths take less
+// of, or none: no spaces, large ids (8 digits), any int64.
+func BenchmarkAppendJSONTokensShapes(b *testing.B) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	wide := make([]int64, 20000)
+	large := make([]int64, 20000)
+	for i := range wide {
+		wide[i] = int64(rng.Uint64())
+		large[i] = 10_000_000 + rng.Int64N(90_000_000)
+	}
+	b.Run("compact", func(b *testing.B) { benchmarkJSONTokens(b, benchTokens(), ",") })
+	b.Run("large", func(b *testing.B) { benchmarkJSONTokens(b, large, ", ") })
+	b.Run("int64", func(b *testing.B) { benchmarkJSONTokens(b, wide, ", ") })
+}
+
+func benchmarkJSONTokens(b *testing.B, tokens []int64, sep string) {
 	data := []byte{'['}
 	for i, t := range tokens {
 		if i > 0 {
-			data = append(data, ", "...)
+			data = append(data, sep...)
 		}
 		data = strconv.AppendInt(data, t, 10)
 	}

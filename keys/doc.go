@@ -2,7 +2,9 @@
 // KV connector, byte for byte: scope seeds, prompt lookahead, incremental
 // block-hash chains, page and eviction-group key strings for tensor-parallel,
 // attention-data-parallel and replicated layouts. It also reads prompt token
-// ids from JSON, text or raw int64 input.
+// ids from JSON, text or raw int64 input; JSON arrays of short ids are read
+// through AVX2 byte-class masks a 64-byte window at a time where the CPU
+// has AVX2, BMI1 and BMI2 (jsonmasks.go), eight bytes at a time elsewhere.
 //
 // The recipe is the one in spec/keys.md: BLAKE2b with a 16-byte digest,
 // tokens as little-endian int64, a framed scope seed, and

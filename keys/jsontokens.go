@@ -53,6 +53,23 @@ func skipSpace(data []byte, i int) int {
 // int64: fractions, exponents, numbers outside int64 and other values are
 // errors (*TokenError, offsets relative to data), never rounded or wrapped.
 func AppendJSONTokens(dst []int64, data []byte) ([]int64, int, error) {
+	return appendJSONTokens(dst, data, masksAndSWAR)
+}
+
+// fastPaths says which fast paths appendJSONTokens takes for the tokens
+// that are short non-negative integers followed by "," or ", " (nearly
+// all of them) before the careful path (scanJSONInt) takes the next one.
+// Tests check that each reads the same.
+type fastPaths int
+
+const (
+	masksAndSWAR fastPaths = iota // maskTokens for the bulk (with AVX2), swarTokens near the end
+	swarOnly
+	carefulOnly
+)
+
+// appendJSONTokens is AppendJSONTokens through the fast paths named.
+func appendJSONTokens(dst []int64, data []byte, fast fastPaths) ([]int64, int, error) {
 	if len(data) == 0 || data[0] != '[' {
 		return dst, 0, &TokenError{Index: -1, Problem: "want a JSON array of token ids"}
 	}
@@ -64,7 +81,12 @@ func AppendJSONTokens(dst []int64, data []byte) ([]int64, int, error) {
 		if len(dst) == cap(dst) {
 			dst = slices.Grow(dst, 64+(len(data)-i)/8)
 		}
-		dst, i = fastTokens(dst, data, i)
+		if fast != carefulOnly && shortTokenAt(data, i) {
+			if fast == masksAndSWAR && useAVX2 && len(data)-i >= 64+8 {
+				dst, i = maskTokens(dst, data, i)
+			}
+			dst, i = swarTokens(dst, data, i)
+		}
 		if i+8 <= len(data) && cap(dst) == len(dst) {
 			continue // out of room, not out of easy tokens
 		}
@@ -89,11 +111,11 @@ func AppendJSONTokens(dst []int64, data []byte) ([]int64, int, error) {
 	}
 }
 
-// fastTokens appends the tokens at data[i:] that are short non-negative
-// integers followed by "," or ", " (nearly all of them) while dst has
-// room, and returns where it stopped: at anything else, for the careful
-// path to take.
-func fastTokens(dst []int64, data []byte, i int) ([]int64, int) {
+// swarTokens appends the easy tokens at data[i:] while dst has room, one
+// at a time, reading eight bytes at once, and returns where it stopped:
+// at anything else, for the careful path to take. Where each token ends
+// depends on where the one before ended.
+func swarTokens(dst []int64, data []byte, i int) ([]int64, int) {
 	out := dst[:cap(dst)]
 	k := len(dst)
 	for k < len(out) && i+8 <= len(data) {

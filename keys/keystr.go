@@ -166,3 +166,18 @@ func (k BlockKeys) Append(dst []string, h Hash) []string {
 	}
 	return dst
 }
+
+// AppendLines appends the page keys of the block with hash h, in the
+// order of Append, each followed by a newline: the text of Append's keys
+// one a line, without allocating.
+func (k BlockKeys) AppendLines(dst []byte, h Hash) []byte {
+	var hexHash [2 * HashSize]byte
+	hex.Encode(hexHash[:], h[:])
+	for _, p := range k.prefixes {
+		dst = append(append(append(dst, p...), hexHash[:]...), '\n')
+	}
+	return dst
+}
+
+// LinesSize returns how many bytes AppendLines appends per block.
+func (k BlockKeys) LinesSize() int { return k.size + len(k.prefixes) }

@@ -190,5 +190,16 @@ func TestBlockKeysMatchesAppendBlockKeys(t *testing.T) {
 		if k.PagesPerBlock() != l.PagesPerBlock() {
 			t.Errorf("PagesPerBlock() = %d, want %d", k.PagesPerBlock(), l.PagesPerBlock())
 		}
+		var lines []byte
+		for _, key := range want[1:] {
+			lines = append(append(lines, key...), '\n')
+		}
+		got := k.AppendLines([]byte("x\n"), h)
+		if diff := cmp.Diff("x\n"+string(lines), string(got)); diff != "" {
+			t.Errorf("BlockKeys(%+v).AppendLines (-AppendBlockKeys one a line +got):\n%s", l, diff)
+		}
+		if k.LinesSize() != len(lines) {
+			t.Errorf("BlockKeys(%+v).LinesSize() = %d, want %d", l, k.LinesSize(), len(lines))
+		}
 	}
 }
