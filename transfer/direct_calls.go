@@ -1,15 +1,9 @@
 package transfer
 
-// DirectLaunchBytes is what one set of copies carries in direct mode, at
-// least: the batches (transfer_batch_size pages, one store call each) of
-// a set are looked up or reserved concurrently and copied in one launch,
-// so that small pages do not cost a launch per batch.
-const DirectLaunchBytes = 16 << 20
-
 // directPages is the most pages a direct set carries: whole batches of
-// slots pages, DirectLaunchBytes of pages of pageBytes or one batch.
+// slots pages, SetBytes of pages of pageBytes or one batch.
 func directPages(slots int, pageBytes int64) int {
-	batches := max(1, DirectLaunchBytes/(int64(slots)*max(1, pageBytes)))
+	batches := max(1, SetBytes/(int64(slots)*max(1, pageBytes)))
 	return slots * int(batches)
 }
 

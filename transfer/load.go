@@ -73,10 +73,8 @@ func (l *lane) load(ctx context.Context, jobs []LoadJob) ([]LoadResult, error) {
 	c := loadCall{l: l, p: p, items: items, results: results, failed: make([]bool, len(jobs))}
 	if l.arenas != nil {
 		p.after = newFinisher()
-		err = c.runDirect(ctx)
-	} else {
-		err = c.run(ctx)
 	}
+	err = p.run(c.path(ctx))
 	if derr := p.drain(); err == nil && derr != nil {
 		err = fmt.Errorf("load: %w", derr)
 	}

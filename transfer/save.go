@@ -113,10 +113,8 @@ func (s *Saver) SaveAll(ctx context.Context, jobs []SaveJob, after cuda.Event) (
 	c := saveCall{s: s, p: p, jobs: jobs, results: results, items: items}
 	if l.arenas != nil {
 		p.landed, p.after = c.commit, newFinisher()
-		err = c.runDirect(ctx)
-	} else {
-		err = c.run(ctx)
 	}
+	err = p.run(c.path(ctx))
 	if derr := p.drain(); err == nil && derr != nil {
 		err = derr
 	}
