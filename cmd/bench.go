@@ -60,9 +60,12 @@ connector does), kernel (a gather/scatter kernel over mapped pinned memory) or
 batch (cuMemcpyBatchAsync, CUDA 12.8+). --direct registers the embedded pool's
 arenas with the driver and copies without staging: loads read values in place,
 saves reserve their values in the arenas, gather the pages straight into them
-and publish them once the copies finished. --sweep PARAM=V1,V2 (page-bytes,
-regions-per-page, copy, workers, batch, direct; repeatable: the runs are the
-cross product) runs several configurations. Each run first makes --warmup
+and publish them once the copies finished. Staged, pages move in sets of 16 MiB:
+--copy-threads threads run a set's store calls (at most --batch pages each),
+which copy between the pool and the set's pinned staging buffer, while the
+device moves the previous set. --sweep PARAM=V1,V2 (page-bytes,
+regions-per-page, copy, workers, batch, direct, copy-threads; repeatable: the
+runs are the cross product) runs several configurations. Each run first makes --warmup
 untimed transfers of the same pages with the same loader or saver (1 by
 default), so that one-time costs of the process stay out of the figure; the
 GPU pages are zeroed (loads) or the keys removed (saves) before the timed
@@ -91,9 +94,10 @@ finds no usable GPU or driver.`,
 	fs.StringVar(&o.StagingBytes, "staging-bytes", size.Format(transfer.DefaultStagingBytes), "staging_buffer_bytes: pinned staging per direction")
 	fs.IntVar(&o.run.Workers, "workers", transfer.DefaultWorkers, fmt.Sprintf("async load workers (with --async), 1..%d", maxBenchWorkers))
 	fs.BoolVar(&o.run.Async, "async", false, "load through the asynchronous loader (loads only)")
+	fs.IntVar(&o.run.Parallel, "copy-threads", 0, "threads that run a set's store calls, and so the copies into or out of staging (0: the cores; shared among async workers)")
 	fs.StringVar(&o.Copy, "copy", "memcpy", "copy mode: memcpy, kernel or batch")
 	fs.BoolVar(&o.run.Direct, "direct", false, "copy straight between the GPU and the pool's registered arenas, no staging (mem:// only)")
-	fs.StringArrayVar(&o.Sweep, "sweep", nil, "sweep a parameter: page-bytes=4KiB,64KiB | regions-per-page=1,2 | copy=memcpy,kernel | workers=1,2,4 | batch=64,256 | direct=false,true (repeatable)")
+	fs.StringArrayVar(&o.Sweep, "sweep", nil, "sweep a parameter: page-bytes=4KiB,64KiB | regions-per-page=1,2 | copy=memcpy,kernel | workers=1,2,4 | batch=64,256 | direct=false,true | copy-threads=4,16 (repeatable)")
 	fs.BoolVar(&o.run.Verify, "verify", true, "check every page byte-identical after the transfer (xxh3-128)")
 	fs.IntVar(&o.run.Warmups, "warmup", 1, fmt.Sprintf("untimed runs of the same transfer before the timed one, 0..%d (0: none)", maxBenchWarmups))
 	return c

@@ -54,8 +54,8 @@ func (o *benchOptions) base(dir transfer.Direction) (transfer.BenchOptions, erro
 	if dir == transfer.DirectionSave && r.Async {
 		return r, usagef("--async applies to bench load only")
 	}
-	if r.Batch <= 0 || r.RegionsPerPage <= 0 || r.Workers <= 0 || r.Pages < 0 || r.Warmups < 0 {
-		return r, usagef("--batch, --regions-per-page and --workers must be positive, --pages and --warmup not negative")
+	if r.Batch <= 0 || r.RegionsPerPage <= 0 || r.Workers <= 0 || r.Pages < 0 || r.Warmups < 0 || r.Parallel < 0 {
+		return r, usagef("--batch, --regions-per-page and --workers must be positive, --pages, --warmup and --copy-threads not negative")
 	}
 	if r.Warmups > maxBenchWarmups {
 		return r, usagef("--warmup %d is outside 0..%d", r.Warmups, maxBenchWarmups)
@@ -89,8 +89,10 @@ func (o *benchOptions) set(r *transfer.BenchOptions, param, v string) error {
 		r.Batch, err = positiveInt(v)
 	case "direct":
 		r.Direct, err = strconv.ParseBool(v)
+	case "copy-threads":
+		r.Parallel, err = positiveInt(v)
 	default:
-		err = fmt.Errorf("unknown parameter (want page-bytes, regions-per-page, copy, workers, batch or direct)")
+		err = fmt.Errorf("unknown parameter (want page-bytes, regions-per-page, copy, workers, batch, direct or copy-threads)")
 	}
 	return err
 }
