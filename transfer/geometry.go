@@ -15,7 +15,7 @@ type Geometry struct {
 	// made of store calls of at most Slots pages that run on the lane's
 	// crew. Staged, a set fills one staging buffer of SetPages times
 	// SlotBytes (SetBytes worth, as far as the budget holds it); direct,
-	// it is whole batches worth DirectLaunchBytes. 0 before a loader,
+	// it is whole batches worth SetBytes. 0 before a loader,
 	// saver or worker sets it.
 	SetPages int `json:"set_pages,omitempty"`
 	// StagingBytes is the budget the slots were cut from.
