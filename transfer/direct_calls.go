@@ -1,5 +1,7 @@
 package transfer
 
+import "github.com/kvctl/kvctl/internal/crew"
+
 // directPages is the most pages a direct set carries: whole batches of
 // slots pages, SetBytes of pages of pageBytes or one batch.
 func directPages(slots int, pageBytes int64) int {
@@ -9,8 +11,8 @@ func directPages(slots int, pageBytes int64) int {
 
 // chunkCalls posts fn over [0, count) in chunks of at most chunk items
 // (one store call each) to the crew: fn(j, lo, hi) for chunk j.
-func chunkCalls(cr *crew, count, chunk int, fn func(j, lo, hi int) error) *crewTask {
-	return cr.post((count+chunk-1)/chunk, func(j int) error {
+func chunkCalls(cr *crew.Crew, count, chunk int, fn func(j, lo, hi int) error) *crew.Task {
+	return cr.Post((count+chunk-1)/chunk, func(j int) error {
 		return fn(j, j*chunk, min((j+1)*chunk, count))
 	})
 }

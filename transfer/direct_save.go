@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/kvctl/kvctl/cuda"
+	"github.com/kvctl/kvctl/internal/crew"
 	"github.com/kvctl/kvctl/pool"
 	"github.com/kvctl/kvctl/stats"
 )
@@ -35,7 +36,7 @@ func (c *saveCall) startReserve(ctx context.Context) (*setWork, error) {
 // batches of Slots pages (one Reserve call each), which translate the
 // places to device addresses, describe the gathers into them and flag the
 // batches with a page not reserved; s keeps the reservations.
-func (c *saveCall) reserveChunks(ctx context.Context, s *slotSet, k int) *crewTask {
+func (c *saveCall) reserveChunks(ctx context.Context, s *slotSet, k int) *crew.Task {
 	l, d := c.s.lane, s.scratch
 	d.place(s.items)
 	first := len(s.reserved)

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/kvctl/kvctl/cuda"
+	"github.com/kvctl/kvctl/internal/crew"
 	"github.com/kvctl/kvctl/pool"
 )
 
@@ -12,7 +13,7 @@ import (
 // translate the views to device addresses, describe the copies of the
 // pages found whole and flag the batches with a page that was not; s
 // keeps the releases, which end the views once its copies finished.
-func (c *loadCall) viewChunks(_ context.Context, s *slotSet, k int) (*crewTask, int) {
+func (c *loadCall) viewChunks(_ context.Context, s *slotSet, k int) (*crew.Task, int) {
 	arenas, d := c.l.arenas, s.scratch
 	chunk := c.l.geo.Slots
 	first := len(s.releases)

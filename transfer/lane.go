@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/kvctl/kvctl/cuda"
+	"github.com/kvctl/kvctl/internal/crew"
 )
 
 // lane is one stream's worth of transfer machinery: the stream, a copier
@@ -17,7 +18,7 @@ type lane struct {
 	copier *cuda.Copier
 	stage  *staging
 	arenas *arenaMap
-	crew   *crew
+	crew   *crew.Crew
 	// threads is the crew's size, the goroutine waiting for a task
 	// included (Options.Parallel).
 	threads int
@@ -37,7 +38,7 @@ func newLane(o Options, geo Geometry, arenas *arenaMap, budget int64, threads in
 		geo = geo.withStagedSets(o.StagingBuffers, budget)
 	}
 	l := &lane{o: o, geo: geo, arenas: arenas, threads: threads}
-	l.crew = newCrew(threads-1, crewPark, o.Stats != nil)
+	l.crew = crew.New(threads-1, crew.DefaultPark, cpuClock(o.Stats != nil))
 	if err := l.open(); err != nil {
 		l.close()
 		return nil, err
@@ -88,7 +89,7 @@ func (l *lane) close() error {
 		errs = append(errs, l.copier.Close())
 	}
 	errs = append(errs, l.stage.close())
-	l.crew.close()
+	l.crew.Close()
 	return errors.Join(errs...)
 }
 

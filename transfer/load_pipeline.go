@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/kvctl/kvctl/cuda"
+	"github.com/kvctl/kvctl/internal/crew"
 	"github.com/kvctl/kvctl/stats"
 )
 
@@ -40,7 +41,7 @@ func (c *loadCall) path(ctx context.Context) path {
 
 // lookupFunc posts the lookups of set s's k pages to the crew, in store
 // calls of at most chunk pages.
-type lookupFunc func(ctx context.Context, s *slotSet, k int) (task *crewTask, chunk int)
+type lookupFunc func(ctx context.Context, s *slotSet, k int) (task *crew.Task, chunk int)
 
 // start takes the next set's pages, skipping requests already failed,
 // and posts their lookups; nil when no page is left.
@@ -65,7 +66,7 @@ func (c *loadCall) start(ctx context.Context, lookup lookupFunc) (*setWork, erro
 // getChunks posts the Gets of set s's k pages into its staging buffer
 // (one page after the other), which also describe the copies of the
 // pages returned whole and flag the calls with a page that was not.
-func (c *loadCall) getChunks(ctx context.Context, s *slotSet, k int) (*crewTask, int) {
+func (c *loadCall) getChunks(ctx context.Context, s *slotSet, k int) (*crew.Task, int) {
 	l, d := c.l, s.scratch
 	chunk := l.callPages(k)
 	return chunkCalls(l.crew, k, chunk, func(j, lo, hi int) error {

@@ -1,6 +1,10 @@
 package transfer
 
-import "time"
+import (
+	"time"
+
+	"github.com/kvctl/kvctl/internal/crew"
+)
 
 // path is one of the four ways pages move (staged or direct, load or
 // save) as the stages of the one pipeline loop (pipeline.run). Each set
@@ -25,7 +29,7 @@ type path struct {
 // setWork is a set whose stage on the crew may be in flight.
 type setWork struct {
 	set  *slotSet
-	task *crewTask // nil when nothing is posted
+	task *crew.Task // nil when nothing is posted
 	// chunk is the most pages of one of the task's store calls.
 	chunk int
 	// calls, cpu and err are the task's, once waited for: its store
@@ -40,8 +44,8 @@ type setWork struct {
 // do nothing.
 func (w *setWork) wait() {
 	if w != nil && w.task != nil {
-		w.calls, w.err = w.task.wait()
-		w.cpu = time.Duration(w.task.cpu.Load())
+		w.calls, w.err = w.task.Wait()
+		w.cpu = w.task.CPU()
 		w.task = nil
 	}
 }
