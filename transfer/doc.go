@@ -31,7 +31,8 @@
 // its pages one after the other, so that in kernel mode the set moves
 // with one contiguous copy (a copy engine, through the copier's device
 // bounce buffer) and the scatter or gather kernel on the device. A set is
-// SetBytes of pages (at least one page): fewer when StagingBuffers
+// SetBytes of pages (at least one page, and four per crew thread as far
+// as 64 MiB allows): fewer when StagingBuffers
 // buffers of it do not fit staging_bytes, but at least one batch of
 // slots = max(1, min(batch, staging_bytes / max_bytes_per_page)) pages
 // (StagingGeometry, the connector's store-call size); the buffers are

@@ -81,12 +81,19 @@ func WorkerGeometry(batch int, stagingBytes, maxPageBytes int64, workers int) Ge
 // launch nor a wait per batch.
 const SetBytes = 16 << 20
 
+// maxSetBytes bounds a staged set that grows beyond SetBytes to give
+// each of the crew's threads four pages: the most the copier's bounce
+// buffer moves with one contiguous copy.
+const maxSetBytes = 4 * SetBytes
+
 // withStagedSets sets g's sets for staged transfers with budget bytes of
-// staging: SetBytes worth of pages per set (at least one page), fewer
-// when want buffers of them do not fit, but at least min(Slots, that);
-// then as many buffers as the budget holds, up to want, at least 1.
-func (g Geometry) withStagedSets(want int, budget int64) Geometry {
-	most := int(max(1, SetBytes/max(g.SlotBytes, 1)))
+// staging and a crew of threads: SetBytes worth of pages per set (at
+// least one page, and four per thread as far as maxSetBytes allows),
+// fewer when want buffers of them do not fit, but at least min(Slots,
+// that); then as many buffers as the budget holds, up to want, at least 1.
+func (g Geometry) withStagedSets(want int, budget int64, threads int) Geometry {
+	page := max(g.SlotBytes, 1)
+	most := int(max(1, SetBytes/page, min(4*int64(threads), maxSetBytes/page)))
 	fit := int(min(int64(most), budget/max(int64(max(want, 1))*g.SlotBytes, 1)))
 	g.SetPages = max(min(g.Slots, most), fit)
 	g.Buffers = stagingBuffers(want, g, budget)

@@ -35,7 +35,7 @@ func newLane(o Options, geo Geometry, arenas *arenaMap, budget int64, threads in
 	if arenas != nil {
 		geo = geo.withDirectSets(o.StagingBuffers)
 	} else {
-		geo = geo.withStagedSets(o.StagingBuffers, budget)
+		geo = geo.withStagedSets(o.StagingBuffers, budget, threads)
 	}
 	l := &lane{o: o, geo: geo, arenas: arenas, threads: threads}
 	l.crew = crew.New(threads-1, crew.DefaultPark, cpuClock(o.Stats != nil))
