@@ -78,8 +78,9 @@
 // # Direct mode
 //
 // With Direct, the pool's arenas are registered with the driver (mapped
-// pinned memory; one registration per pool and device, shared by its
-// loaders and savers) and pages move without staging: loads read values
+// pinned memory) in a registry, Arenas (Options.Arenas, default
+// DefaultArenas): one registration per pool and device, shared by the
+// loaders and savers that name the registry. Pages move without staging: loads read values
 // in place (ArenaStore.ViewBatch), saves reserve their values in the
 // arenas (ArenaWriter.Reserve, Mooncake's PutStart) on the crew first,
 // gather the pages into them and commit the reservations once the

@@ -1,6 +1,7 @@
 package transfer
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -144,7 +145,7 @@ func directArenaMap(o Options, src pool.ArenaHolder, ok bool, lacks string) (*ar
 	if !ok {
 		return nil, fmt.Errorf("direct mode: pool %T does not %s (want an embedded mem:// pool)", o.Pool, lacks)
 	}
-	return openArenaMap(o.Device, src)
+	return cmp.Or(o.Arenas, DefaultArenas).acquire(o.Device, src)
 }
 
 // Geometry returns the staging geometry (Warning says when the batch was

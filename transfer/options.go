@@ -60,6 +60,10 @@ type Options struct {
 	// without staging: the pool must implement ArenaStore (loads) or
 	// ArenaWriter (saves).
 	Direct bool
+	// Arenas is the registry of the pools' arenas direct transfers use
+	// (default DefaultArenas): the loaders and savers of one pool and
+	// device must share one.
+	Arenas *Arenas
 	// Workers is the number of async load workers (AsyncLoader only;
 	// default DefaultWorkers).
 	Workers int
