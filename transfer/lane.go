@@ -148,11 +148,30 @@ func (l *lane) callPages(k int) int {
 	return max(1, min(l.geo.Slots, max(share, least)))
 }
 
-// nextBatch collects up to SetPages items (a set's worth) from
-// items[*next:], skipping those of failed jobs.
-func (l *lane) nextBatch(items []pageItem, next *int, failed []bool) []pageItem {
+// splitSets is how many sets a staged call smaller than that many full
+// sets is split into, so that the store calls of one set overlap the
+// copies of another, and minSetBytes the least such a set carries.
+const (
+	splitSets   = 4
+	minSetBytes = 2 << 20
+)
+
+// setPagesFor is the most pages of each set of a call of n pages:
+// SetPages, but a staged call smaller than splitSets sets is split into
+// splitSets sets of at least minSetBytes.
+func (l *lane) setPagesFor(n int) int {
+	if l.arenas != nil {
+		return l.geo.SetPages
+	}
+	least := int(max(1, minSetBytes/max(l.geo.SlotBytes, 1)))
+	return min(l.geo.SetPages, max(least, (n+splitSets-1)/splitSets))
+}
+
+// nextBatch collects up to most items (a set's worth) from items[*next:],
+// skipping those of failed jobs.
+func (l *lane) nextBatch(items []pageItem, next *int, failed []bool, most int) []pageItem {
 	batch := l.items[:0]
-	for ; *next < len(items) && len(batch) < l.geo.SetPages; *next++ {
+	for ; *next < len(items) && len(batch) < most; *next++ {
 		if !failed[items[*next].job] {
 			batch = append(batch, items[*next])
 		}

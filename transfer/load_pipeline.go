@@ -49,7 +49,7 @@ func (c *loadCall) start(ctx context.Context, lookup lookupFunc) (*setWork, erro
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	batch := c.l.nextBatch(c.items, &c.next, c.failed)
+	batch := c.l.nextBatch(c.items, &c.next, c.failed, c.l.setPagesFor(len(c.items)))
 	if len(batch) == 0 {
 		return nil, nil
 	}

@@ -273,3 +273,28 @@ func TestCallPages(t *testing.T) {
 		}
 	}
 }
+
+func TestSetPagesFor(t *testing.T) {
+	tests := []struct {
+		name     string
+		page     int64
+		direct   bool
+		n, want  int
+		setPages int
+	}{
+		{name: "large call: whole sets", page: 4 << 10, n: 1 << 18, setPages: 4096, want: 4096},
+		{name: "four sets", page: 4 << 10, n: 8192, setPages: 4096, want: 2048},
+		{name: "minSetBytes", page: 4 << 10, n: 1000, setPages: 4096, want: 512},
+		{name: "a set at most", page: 64 << 10, n: 4000, setPages: 256, want: 256},
+		{name: "direct: whole sets", page: 4 << 10, direct: true, n: 1000, setPages: 4096, want: 4096},
+	}
+	for _, tt := range tests {
+		l := &lane{geo: Geometry{SlotBytes: tt.page, SetPages: tt.setPages}}
+		if tt.direct {
+			l.arenas = &arenaMap{}
+		}
+		if got := l.setPagesFor(tt.n); got != tt.want {
+			t.Errorf("%s: setPagesFor(%d) = %d, want %d", tt.name, tt.n, got, tt.want)
+		}
+	}
+}

@@ -48,8 +48,9 @@ func (c *saveCall) path(ctx context.Context) path {
 func (c *saveCall) stageNext(ctx context.Context) (*setWork, error) {
 	l := c.s.lane
 	none := make([]bool, len(c.jobs))
+	most := l.setPagesFor(len(c.items))
 	for {
-		batch := l.nextBatch(c.items, &c.next, none)
+		batch := l.nextBatch(c.items, &c.next, none, most)
 		if len(batch) == 0 {
 			return nil, nil
 		}
