@@ -53,6 +53,9 @@ func (l *lane) open() error {
 	if l.copier, err = cuda.NewCopier(l.o.Device, l.o.Mode); err != nil {
 		return err
 	}
+	// A staged set is one run in staging, which kernel mode moves with
+	// one contiguous copy and the kernel on the device (the bounce).
+	l.copier.SetBounce(l.arenas != nil || !l.o.stagedZeroCopy)
 	if l.stream, err = l.o.Device.NewStream(); err != nil {
 		return err
 	}

@@ -89,6 +89,10 @@ type Options struct {
 	SkipExisting bool
 	// Stats receives phase times and counters; nil disables them.
 	Stats *Stats
+	// stagedZeroCopy makes kernel mode read (or write) a staged set's
+	// pages in staging from the SMs instead of one contiguous copy through
+	// the device bounce buffer: the GPU sweep's comparison of the two.
+	stagedZeroCopy bool
 }
 
 func (o Options) withDefaults() (Options, error) {
