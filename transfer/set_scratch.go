@@ -7,8 +7,11 @@ import (
 
 // setScratch is one set's arguments and answers of its store calls, so
 // that the calls of the next set can run while this set's copies are
-// described and queued.
+// described and queued. It grows with the sets it holds, up to most
+// pages.
 type setScratch struct {
+	most, regions int
+
 	keys  []string
 	items []pool.PutItem
 	// vals are the pages' bytes the store calls read or write: views
@@ -31,19 +34,29 @@ type setScratch struct {
 	gathers []cuda.Copy
 }
 
-// newSetScratch is the scratch of a set of up to n pages of up to
-// regions regions each.
-func newSetScratch(n, regions int) *setScratch {
-	return &setScratch{
-		keys: make([]string, n), items: make([]pool.PutItem, n), vals: make([][]byte, n),
-		codes: make([]pool.Code, n), n: make([]int64, n), offs: make([]int64, n), ptrs: make([]cuda.DevPtr, n),
-		copies: make([]cuda.Copy, n*regions), ends: make([]int, n), short: make([]bool, n),
-	}
+// newSetScratch is the empty scratch of a set of up to most pages of up
+// to regions regions each.
+func newSetScratch(most, regions int) *setScratch {
+	return &setScratch{most: most, regions: regions}
 }
 
-// place records where each of items' copies go in d.copies, and where
-// each page lies in a staging buffer (one after the other).
+// fit makes d hold n pages, doubling its room (up to most pages) when it
+// must grow, so that small calls keep small scratch.
+func (d *setScratch) fit(n int) {
+	if n <= len(d.keys) {
+		return
+	}
+	n = max(n, min(2*len(d.keys), d.most))
+	d.keys, d.items, d.vals = make([]string, n), make([]pool.PutItem, n), make([][]byte, n)
+	d.codes, d.n, d.offs, d.ptrs = make([]pool.Code, n), make([]int64, n), make([]int64, n), make([]cuda.DevPtr, n)
+	d.copies, d.ends, d.short = make([]cuda.Copy, n*d.regions), make([]int, n), make([]bool, n)
+}
+
+// place makes room for items and records where each of their copies go
+// in d.copies, and where each page lies in a staging buffer (one after
+// the other).
 func (d *setScratch) place(items []pageItem) {
+	d.fit(len(items))
 	end, off := 0, int64(0)
 	for i, it := range items {
 		end += it.regions()
