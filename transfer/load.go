@@ -108,8 +108,8 @@ type Loader struct {
 	arenas *arenaMap
 }
 
-// NewLoader allocates the loader's stream, copier and staging slots
-// (StagingGeometry), or registers the pool's arenas in direct mode.
+// NewLoader allocates the loader's stream, copier, crew and staging buffers
+// (Geometry), or registers the pool's arenas in direct mode.
 func NewLoader(o Options) (*Loader, error) {
 	o, err := o.withDefaults()
 	if err != nil {

@@ -45,7 +45,7 @@ type Saver struct {
 	lane *lane
 }
 
-// NewSaver allocates the saver's stream, copier and staging slots, or in
+// NewSaver allocates the saver's stream, copier, crew and staging buffers, or in
 // direct mode registers the pool's arenas (the pool must implement
 // ArenaWriter).
 func NewSaver(o Options) (*Saver, error) {
