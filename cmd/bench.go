@@ -63,7 +63,10 @@ connector does), kernel (a gather/scatter kernel over mapped pinned memory) or
 batch (cuMemcpyBatchAsync, CUDA 12.8+). --direct registers the embedded pool's
 arenas with the driver and copies without staging: loads read values in place,
 saves reserve their values in the arenas, gather the pages straight into them
-and publish them once the copies finished. --sweep PARAM=V1,V2 (` + sweepParams(dir) + `;
+and publish them once the copies finished. Staged, pages move in sets of 16 MiB:
+--copy-threads threads run a set's store calls (at most --transfer-batch-size
+pages each), which copy between the pool and the set's pinned staging buffer,
+while the device moves the previous set. --sweep PARAM=V1,V2 (` + sweepParams(dir) + `;
 repeatable: the runs are the cross product) runs several configurations. Each run first makes --warmup
 untimed transfers of the same pages with the same loader or saver (1 by
 default), so that one-time costs of the process stay out of the figure; the
@@ -97,6 +100,7 @@ finds no usable GPU or driver.`,
 	if dir == transfer.DirectionLoad {
 		o.registerAsyncLoad(fs)
 	}
+	fs.IntVar(&o.run.Parallel, "copy-threads", 0, "threads that run a set's store calls, and so the copies into or out of staging (0: the cores; shared among async load workers)")
 	fs.StringVar(&o.Copy, "copy", "memcpy", "copy mode: memcpy, kernel or batch")
 	fs.BoolVar(&o.run.Direct, "direct", false, "copy straight between the GPU and the pool's registered arenas, no staging (mem:// only)")
 	fs.StringArrayVar(&o.Sweep, "sweep", nil, "sweep a parameter, PARAM=V1,V2,... with PARAM one of "+sweepParams(dir)+", e.g. page-bytes=4KiB,64KiB (repeatable)")

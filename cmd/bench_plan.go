@@ -56,8 +56,8 @@ func (o *benchOptions) base(dir transfer.Direction) (transfer.BenchOptions, erro
 	if dir == transfer.DirectionSave {
 		r.Workers = transfer.DefaultWorkers // bench save has no loader
 	}
-	if r.Batch <= 0 || r.RegionsPerPage <= 0 || r.Workers <= 0 || r.Pages < 0 || r.Warmups < 0 {
-		return r, usagef("--transfer-batch-size, --regions-per-page and --async-load-workers must be positive, --pages and --warmup not negative")
+	if r.Batch <= 0 || r.RegionsPerPage <= 0 || r.Workers <= 0 || r.Pages < 0 || r.Warmups < 0 || r.Parallel < 0 {
+		return r, usagef("--transfer-batch-size, --regions-per-page and --async-load-workers must be positive, --pages, --warmup and --copy-threads not negative")
 	}
 	if r.Warmups > maxBenchWarmups {
 		return r, usagef("--warmup %d is outside 0..%d", r.Warmups, maxBenchWarmups)
@@ -82,9 +82,9 @@ func (o *benchOptions) base(dir transfer.Direction) (transfer.BenchOptions, erro
 // names of their flags.
 func sweepParams(dir transfer.Direction) string {
 	if dir == transfer.DirectionLoad {
-		return "page-bytes, regions-per-page, copy, transfer-batch-size, async-load-workers or direct"
+		return "page-bytes, regions-per-page, copy, transfer-batch-size, async-load-workers, copy-threads or direct"
 	}
-	return "page-bytes, regions-per-page, copy, transfer-batch-size or direct"
+	return "page-bytes, regions-per-page, copy, transfer-batch-size, copy-threads or direct"
 }
 
 // oldSweepParams are the old names of swept parameters, still taken.
@@ -109,6 +109,8 @@ func (o *benchOptions) set(r *transfer.BenchOptions, param, v string) error {
 		r.Batch, err = positiveInt(v)
 	case param == "direct":
 		r.Direct, err = strconv.ParseBool(v)
+	case param == "copy-threads":
+		r.Parallel, err = positiveInt(v)
 	default:
 		err = fmt.Errorf("unknown parameter (want %s)", sweepParams(r.Direction))
 	}

@@ -3,7 +3,6 @@ package transfer
 import (
 	"errors"
 	"fmt"
-	"reflect"
 	"sort"
 	"sync"
 	"unsafe"
@@ -39,10 +38,10 @@ type arenaMap struct {
 	// (direct saves).
 	views  ArenaStore
 	writer ArenaWriter
-	// users counts the loaders and savers sharing the map (arenaMaps);
-	// a private map is not shared.
-	users   int
-	private bool
+	// reg is the registry the map is open in (nil: a map of its own),
+	// users the loaders and savers sharing it.
+	reg   *Arenas
+	users int
 
 	mu   sync.RWMutex
 	regs []arenaReg // sorted by addr
@@ -52,46 +51,6 @@ type arenaReg struct {
 	addr uintptr
 	n    int
 	mem  *cuda.HostMem
-}
-
-// arenaMaps are the arena maps open, one per device and pool, shared by
-// the loaders and savers of that pool (the driver refuses to register
-// the same memory twice) and closed with their last user.
-var arenaMaps = struct {
-	sync.Mutex
-	open map[arenaKey]*arenaMap
-}{open: map[arenaKey]*arenaMap{}}
-
-type arenaKey struct {
-	dev cuda.Device
-	src pool.ArenaHolder
-}
-
-// openArenaMap returns the arena map of dev and src, registering src's
-// arenas when it is the first user; each call needs a close. A pool of a
-// type that is not comparable gets a map of its own.
-func openArenaMap(dev cuda.Device, src pool.ArenaHolder) (*arenaMap, error) {
-	if !reflect.TypeOf(src).Comparable() || !reflect.TypeOf(dev).Comparable() {
-		m, err := newArenaMap(dev, src)
-		if m != nil {
-			m.users, m.private = 1, true
-		}
-		return m, err
-	}
-	arenaMaps.Lock()
-	defer arenaMaps.Unlock()
-	k := arenaKey{dev, src}
-	if m := arenaMaps.open[k]; m != nil {
-		m.users++
-		return m, nil
-	}
-	m, err := newArenaMap(dev, src)
-	if err != nil {
-		return nil, err
-	}
-	m.users = 1
-	arenaMaps.open[k] = m
-	return m, nil
 }
 
 // newArenaMap registers src's arenas with dev.
@@ -199,14 +158,7 @@ func (m *arenaMap) close() error {
 	if m == nil {
 		return nil
 	}
-	arenaMaps.Lock()
-	m.users--
-	last := m.users <= 0
-	if last && !m.private {
-		delete(arenaMaps.open, arenaKey{m.dev, m.src})
-	}
-	arenaMaps.Unlock()
-	if !last {
+	if !m.reg.release(m) {
 		return nil
 	}
 	m.mu.Lock()

@@ -1,22 +1,18 @@
 package transfer
 
-// DirectLaunchBytes is what one set of copies carries in direct mode, at
-// least: the batches (transfer_batch_size pages, one store call each) of
-// a set are looked up or reserved concurrently and copied in one launch,
-// so that small pages do not cost a launch per batch.
-const DirectLaunchBytes = 16 << 20
+import "github.com/kvctl/kvctl/internal/crew"
 
 // directPages is the most pages a direct set carries: whole batches of
-// slots pages, DirectLaunchBytes of pages of pageBytes or one batch.
+// slots pages, SetBytes of pages of pageBytes or one batch.
 func directPages(slots int, pageBytes int64) int {
-	batches := max(1, DirectLaunchBytes/(int64(slots)*max(1, pageBytes)))
+	batches := max(1, SetBytes/(int64(slots)*max(1, pageBytes)))
 	return slots * int(batches)
 }
 
 // chunkCalls posts fn over [0, count) in chunks of at most chunk items
 // (one store call each) to the crew: fn(j, lo, hi) for chunk j.
-func chunkCalls(cr *crew, count, chunk int, fn func(j, lo, hi int) error) *crewTask {
-	return cr.post((count+chunk-1)/chunk, func(j int) error {
+func chunkCalls(cr *crew.Crew, count, chunk int, fn func(j, lo, hi int) error) *crew.Task {
+	return cr.Post((count+chunk-1)/chunk, func(j int) error {
 		return fn(j, j*chunk, min((j+1)*chunk, count))
 	})
 }

@@ -6,55 +6,53 @@ import (
 	"slices"
 
 	"github.com/kvctl/kvctl/cuda"
+	"github.com/kvctl/kvctl/internal/crew"
 	"github.com/kvctl/kvctl/pool"
 	"github.com/kvctl/kvctl/stats"
 )
 
-// runDirect saves set after set in place: each set's values are reserved
-// in the pool's arenas (on another goroutine, while the previous set's
-// gathers are described and queued), the device gathers the pages
-// straight into them, and the set's reservations are committed (commit)
-// once its copies finished. Up to StagingBuffers sets are in flight.
-func (c *saveCall) runDirect(ctx context.Context) error {
-	return runSets(c.s.lane.fan.crew, directStep{
-		start:  func(cr *crew) (*prefetch, error) { return c.startReserve(ctx, cr) },
-		finish: c.finishReserve,
-		submit: c.gather,
-	})
-}
-
-// startReserve starts the reservations of the next set's pages on the
-// crew; nil when no page is left.
-func (c *saveCall) startReserve(ctx context.Context, cr *crew) (*prefetch, error) {
+// startReserve takes the next set's pages and posts their reservations
+// in the pool's arenas to the crew; nil when no page is left. The device
+// gathers the pages straight into them, and the set's reservations are
+// committed (commit) once its copies finished.
+func (c *saveCall) startReserve(ctx context.Context) (*setWork, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	l := c.s.lane
-	batch := l.nextBatch(c.items, &c.next, make([]bool, len(c.jobs)))
-	return startDirect(c.p, batch, func(s *slotSet, k int) *crewTask { return c.reserveChunks(ctx, cr, s, k) })
+	batch := l.nextBatch(c.items, &c.next, make([]bool, len(c.jobs)), l.geo.SetPages)
+	if len(batch) == 0 {
+		return nil, nil
+	}
+	s, err := c.p.acquire()
+	if err != nil {
+		return nil, err
+	}
+	s.items = append(s.items[:0], batch...)
+	return &setWork{set: s, task: c.reserveChunks(ctx, s, len(batch)), chunk: l.geo.Slots}, nil
 }
 
 // reserveChunks posts the reservations of set s's k pages to the crew in
 // batches of Slots pages (one Reserve call each), which translate the
 // places to device addresses, describe the gathers into them and flag the
 // batches with a page not reserved; s keeps the reservations.
-func (c *saveCall) reserveChunks(ctx context.Context, cr *crew, s *slotSet, k int) *crewTask {
-	l, d := c.s.lane, s.direct
+func (c *saveCall) reserveChunks(ctx context.Context, s *slotSet, k int) *crew.Task {
+	l, d := c.s.lane, s.scratch
 	d.place(s.items)
 	first := len(s.reserved)
 	s.reserved = append(s.reserved, make([]pool.Reservation, (k+l.geo.Slots-1)/l.geo.Slots)...)
-	return chunkCalls(cr, k, l.geo.Slots, func(j, lo, hi int) error {
+	return chunkCalls(l.crew, k, l.geo.Slots, func(j, lo, hi int) error {
 		for i := lo; i < hi; i++ {
 			it := s.items[i]
 			d.items[i] = pool.PutItem{Key: it.key, Size: it.bytes, Options: c.jobs[it.job].Options}
 		}
-		r, err := l.arenas.writer.Reserve(ctx, d.items[lo:hi], d.views[lo:hi], d.codes[lo:hi])
+		r, err := l.arenas.writer.Reserve(ctx, d.items[lo:hi], d.vals[lo:hi], d.codes[lo:hi])
 		clear(d.items[lo:hi])
 		s.reserved[first+j] = r
 		if err == nil {
-			err = l.arenas.ptrs(d.views[lo:hi], d.ptrs[lo:hi])
+			err = l.arenas.ptrs(d.vals[lo:hi], d.ptrs[lo:hi])
 		}
-		clear(d.views[lo:hi])
+		clear(d.vals[lo:hi])
 		d.short[j] = slices.ContainsFunc(d.codes[lo:hi], func(code pool.Code) bool { return code != pool.OK })
 		d.describe(s.items, lo, hi, cuda.DeviceToHost, func(i int) bool { return d.codes[i] == pool.OK })
 		return err
@@ -64,19 +62,20 @@ func (c *saveCall) reserveChunks(ctx context.Context, cr *crew, s *slotSet, k in
 // finishReserve waits for a set's reservations (the put phase: PutStart
 // without the bytes), counts the pages refused, and keeps in the set the
 // pages reserved and their gathers.
-func (c *saveCall) finishReserve(f *prefetch) error {
-	f.wait()
-	c.calls += int64(f.calls)
-	s, d := f.set, f.set.direct
+func (c *saveCall) finishReserve(w *setWork) error {
+	w.wait()
+	c.calls += int64(w.calls)
+	s, d := w.set, w.set.scratch
 	k := len(s.items)
 	c.p.clk.lap(stats.PhasePut)
-	if f.err != nil {
+	c.p.clk.addCPU(stats.PhasePut, w.cpu)
+	if w.err != nil {
 		s.finish()
-		return fmt.Errorf("pool reserve of %d pages: %w", k, f.err)
+		return fmt.Errorf("pool reserve of %d pages: %w", k, w.err)
 	}
 	reserved := func(i int) bool { return d.codes[i] == pool.OK }
-	d.gathers = d.copies[:d.ends[k-1]]
-	if slices.Contains(d.short[:(k+c.s.lane.geo.Slots-1)/c.s.lane.geo.Slots], true) {
+	d.gathers = d.all(k)
+	if d.shortCalls((k + w.chunk - 1) / w.chunk) {
 		d.gathers = d.kept(k, reserved)
 		kept := s.items[:0]
 		for i, it := range s.items {
@@ -93,13 +92,14 @@ func (c *saveCall) finishReserve(f *prefetch) error {
 
 // gather queues the copies of set s's pages into their reserved places;
 // a set with no page reserved is only freed.
-func (c *saveCall) gather(s *slotSet) error {
+func (c *saveCall) gather(w *setWork) error {
+	s := w.set
 	if len(s.items) == 0 {
 		s.finish()
 		return nil
 	}
 	c.p.clk.lap(stats.PhaseDescribe)
-	return c.p.submit(s, cuda.DeviceToHost, s.direct.gathers, stats.PhaseStage)
+	return c.p.submit(s, cuda.DeviceToHost, s.scratch.gathers, stats.PhaseStage)
 }
 
 // commit hands a set's reservations, whose gathers finished, to the

@@ -13,68 +13,82 @@
 // contiguous on the GPU (as with separate K and V pools), which is why the
 // memcpy copy mode moves one region per copy.
 //
+// # Sets and the pipeline
+//
+// Pages move in sets: one launch of copies each, after the set's store
+// calls, which run on the lane's crew (Options.Parallel threads, the
+// goroutine waiting for them included; default: the cores). Loads,
+// saves, staged and direct, are one loop (pipeline.run) with two stages
+// per set, one on the crew and one on the device: while the device moves
+// one set, the crew works on the next, and the goroutine running the
+// call queues copies. Up to StagingBuffers sets (default
+// DefaultStagingBuffers) are in flight; a set is reused once an event
+// recorded after its copies completed.
+//
 // # Staging
 //
-// Without direct mode, pages go through pinned host staging: slots of
-// max_bytes_per_page bytes, slots = max(1, min(batch, staging_bytes /
-// max_bytes_per_page)) (StagingGeometry), one staging pool per direction
-// (a Loader's and a Saver's), allocated once. A batch is at most slots
-// pages. The pool holds StagingBuffers buffers of slots slots (default 2,
-// reduced to what staging_bytes holds, at least 1) so that the store calls
-// of one batch overlap the device copies of the previous one: a buffer is
-// reused once an event recorded after its copies completed.
-//
-// A batch's Get or Put is split into up to Parallel concurrent store calls
-// (default min(GOMAXPROCS, 16), shared evenly by async workers) of
-// contiguous pages, each moving at least MinCallBytes (smaller batches
-// are one call), run on goroutines while the calling one queues the
-// previous batch's copies. The store must be safe for concurrent use.
+// Without direct mode, a set lies in a buffer of pinned host staging,
+// its pages one after the other, so that in kernel mode the set moves
+// with one contiguous copy (a copy engine, through the copier's device
+// bounce buffer) and the scatter or gather kernel on the device. A set is
+// SetBytes of pages (at least one page, and four per crew thread as far
+// as 64 MiB allows): fewer when StagingBuffers
+// buffers of it do not fit staging_bytes, but at least one batch of
+// slots = max(1, min(batch, staging_bytes / max_bytes_per_page)) pages
+// (StagingGeometry, the connector's store-call size); the buffers are
+// reduced to what the budget holds, at least 1 (Geometry). A set is
+// split into store calls of at most slots pages, about four per crew
+// thread and at least MinCallBytes each (one call per batch with a crew
+// of one): the calls make the copies between the pool's values and
+// staging, so the crew's size is the number of threads copying. The
+// store must be safe for concurrent use.
 //
 // # Loads
 //
 // A Loader runs LoadJobs (one per request) synchronously; an AsyncLoader
 // runs them on N workers that share one FIFO queue, each with its own
-// stream, copier and an even share of the staging budget (at least
-// min(64, batch) slots), and reports finished jobs through Finished (the
-// connector's get_finished). The phases of a load are resolve (validate
-// page references), fence (the stream waits for each job's Fence event:
-// the pages' previous use), describe (build the copy descriptors), get
-// (pool Get into the staging slots), unstage (copy the landed slots to the
-// GPU pages with the copy mode) and sync (stream synchronize). A page whose
-// Get result is not its page size (missing, evicted) fails its request:
-// the key is listed in LoadResult.Missing, the request's other pages are
-// skipped, and only landed slots of requests still whole are copied. The
-// copies of batch k are queued once all of its Gets returned, and run
-// while the Gets of batch k+1 fill the other buffer; pages count as landed
-// once their copies completed. Every call waits for its copies to finish.
+// stream, copier, crew (an even share of the threads) and an even share
+// of the staging budget (at least min(64, batch) slots), and reports
+// finished jobs through Finished (the connector's get_finished). The
+// phases of a load are resolve (validate page references), fence (the
+// stream waits for each job's Fence event: the pages' previous use),
+// get (waiting for the set's store calls: pool Get into staging, or views
+// in direct mode; the calls also describe the copies), describe (drop
+// the copies of failed requests), unstage (queue the copies to the GPU
+// pages with the copy mode) and sync (waiting for the device). A page
+// whose Get result is not its page size (missing, evicted) fails its
+// request: the key is listed in LoadResult.Missing, the request's pages
+// in the same set are not copied and its later pages are skipped; pages
+// of sets queued before stay landed. Once set k's calls returned, the
+// calls of set k+1 start before set k's copies are queued; pages count
+// as landed once their copies completed. Every call waits for its
+// copies to finish.
 //
 // # Saves
 //
-// A Saver copies GPU pages to staging after an event (the forward pass),
-// then puts them: Save for one request, SaveAll for a pass's requests,
-// batched across them. Phases: resolve (validate, and with SkipExisting
-// one Exist call per batch, skipping present keys), describe, stage
-// (gather to staging with the copy mode), sync, put. Once batch k's gather
-// finished its puts start, and batch k+1's gather is queued into the other
-// buffer while they run. Put failures are counted per page and not
-// retried; ObjectAlreadyExists answers are counted apart.
+// A Saver copies GPU pages to the pool once an event (the forward pass)
+// completed: Save for one request, SaveAll for a pass's requests, in
+// sets across them. Staged, the device gathers a set into its staging
+// buffer first (phases resolve, with SkipExisting one Exist call per
+// batch skipping present keys; describe; stage; sync), then the crew
+// puts it (put), while the next set's gather is queued. Put failures are
+// counted per page and not retried; ObjectAlreadyExists answers are
+// counted apart.
 //
 // # Direct mode
 //
 // With Direct, the pool's arenas are registered with the driver (mapped
-// pinned memory; one registration per pool and device, shared by its
-// loaders and savers) and pages move without staging: loads read values
+// pinned memory) in a registry, Arenas (Options.Arenas, default
+// DefaultArenas): one registration per pool and device, shared by the
+// loaders and savers that name the registry. Pages move without staging: loads read values
 // in place (ArenaStore.ViewBatch), saves reserve their values in the
-// arenas (ArenaWriter.Reserve, Mooncake's PutStart), gather the pages
-// into them and commit the reservations once the copies finished (PutEnd;
-// a failure aborts them). pool/mem's Store is both. Direct mode works in
-// sets of whole batches worth at least DirectLaunchBytes: a set's store
-// calls (one per batch) and the description of its copies run on other
-// goroutines while the previous set's copies are queued, and the set is
-// copied in one launch. A set holds its
-// views or reservations until its copies finished; up to StagingBuffers
-// sets (default DefaultDirectDepth) are in flight. A request with a page
-// missing fails as a whole: its pages in the same set are not copied.
+// arenas (ArenaWriter.Reserve, Mooncake's PutStart) on the crew first,
+// gather the pages into them and commit the reservations once the
+// copies finished (PutEnd; a failure aborts them). pool/mem's Store is
+// both. A direct set is whole batches worth at least SetBytes, one store
+// call per batch, and holds its views or reservations until its copies
+// finished. A request with a page missing fails as a whole: its pages in
+// the same set are not copied.
 //
 // # Statistics
 //
@@ -83,12 +97,12 @@
 // is read. Wall times are those of the goroutine running the call (which
 // stays on its thread for the call) and add up to the call's time. The
 // phases overlap other work: get and put are the time that goroutine
-// waits for a batch's store calls, which run on other goroutines while it
-// describes and queues the other batch's copies (describe, unstage,
+// waits for a set's store calls, which run on the crew while it
+// describes and queues the other set's copies (describe, unstage,
 // stage), and while the device copies; sync is only the time spent
-// waiting for the device (for a staging buffer to free up, and at the
-// end). The CPU time of get and put is that of every thread that ran the
-// batch's store calls, so it may exceed the wall time. The device's own
+// waiting for the device (for a set to free up, and at the end). The CPU
+// time of get and put is that of every thread that ran the set's store
+// calls, so it may exceed the wall time. The device's own
 // copy time is measured with events (Totals.DeviceCopy). Bench drives a
 // whole benchmark run (kvctl bench load|save).
 package transfer

@@ -6,22 +6,37 @@ import "fmt"
 type Geometry struct {
 	// Batch is the asked transfer_batch_size, in pages.
 	Batch int `json:"batch"`
-	// Slots is the number of staging slots: the pages of one store call.
+	// Slots is the most pages of one store call: the batch, as far as
+	// the staging budget holds it.
 	Slots int `json:"slots"`
-	// SlotBytes is a slot's size: max_bytes_per_page.
+	// SlotBytes is what one page takes at most: max_bytes_per_page.
 	SlotBytes int64 `json:"slot_bytes"`
+	// SetPages is the most pages one set carries: one launch of copies,
+	// made of store calls of at most Slots pages that run on the lane's
+	// crew. Staged, a set fills one staging buffer of SetPages times
+	// SlotBytes (SetBytes worth, as far as the budget holds it); direct,
+	// it is whole batches worth SetBytes. 0 before a loader,
+	// saver or worker sets it.
+	SetPages int `json:"set_pages,omitempty"`
 	// StagingBytes is the budget the slots were cut from.
 	StagingBytes int64 `json:"staging_bytes"`
-	// Buffers is the number of staging buffers of Slots slots each that
-	// the lane cycles through (Options.StagingBuffers, as many as the
-	// budget holds); 0 before a loader, saver or worker sets it.
+	// Buffers is the number of sets in flight: staged, the staging
+	// buffers of SetPages slots each that the lane cycles through
+	// (Options.StagingBuffers, as many as the budget holds); 0 before a
+	// loader, saver or worker sets it.
 	Buffers int `json:"buffers,omitempty"`
 	// Warning says why Slots differs from Batch; empty when it does not.
 	Warning string `json:"warning,omitempty"`
 }
 
-// AllocBytes is the pinned memory one buffer's slots take.
-func (g Geometry) AllocBytes() int64 { return int64(g.Slots) * g.SlotBytes }
+// AllocBytes is the pinned memory one staging buffer takes: SetPages
+// slots, or Slots before SetPages is set.
+func (g Geometry) AllocBytes() int64 {
+	if g.SetPages > 0 {
+		return int64(g.SetPages) * g.SlotBytes
+	}
+	return int64(g.Slots) * g.SlotBytes
+}
 
 // PinnedBytes is the pinned staging memory of all the buffers, AllocBytes
 // times Buffers (direct mode stages nothing: there Buffers only bounds the
@@ -56,5 +71,39 @@ func WorkerGeometry(batch int, stagingBytes, maxPageBytes int64, workers int) Ge
 		g.Warning = fmt.Sprintf("transfer_batch_size %d reduced to %d per async worker: %d workers share staging_buffer_bytes %d",
 			batch, g.Slots, workers, stagingBytes)
 	}
+	return g
+}
+
+// SetBytes is what one set of copies carries: staged, at most (one
+// staging buffer, as far as the budget holds buffers of it); direct, at
+// least (whole batches). A set's pages move in one launch, after store
+// calls that run on the lane's crew, so that small pages cost neither a
+// launch nor a wait per batch.
+const SetBytes = 16 << 20
+
+// maxSetBytes bounds a staged set that grows beyond SetBytes to give
+// each of the crew's threads four pages: the most the copier's bounce
+// buffer moves with one contiguous copy.
+const maxSetBytes = 4 * SetBytes
+
+// withStagedSets sets g's sets for staged transfers with budget bytes of
+// staging and a crew of threads: SetBytes worth of pages per set (at
+// least one page, and four per thread as far as maxSetBytes allows),
+// fewer when want buffers of them do not fit, but at least min(Slots,
+// that); then as many buffers as the budget holds, up to want, at least 1.
+func (g Geometry) withStagedSets(want int, budget int64, threads int) Geometry {
+	page := max(g.SlotBytes, 1)
+	most := int(max(1, SetBytes/page, min(4*int64(threads), maxSetBytes/page)))
+	fit := int(min(int64(most), budget/max(int64(max(want, 1))*g.SlotBytes, 1)))
+	g.SetPages = max(min(g.Slots, most), fit)
+	g.Buffers = stagingBuffers(want, g, budget)
+	return g
+}
+
+// withDirectSets sets g's sets for direct transfers: directPages of the
+// largest page, depth of them in flight.
+func (g Geometry) withDirectSets(depth int) Geometry {
+	g.SetPages = directPages(g.Slots, g.SlotBytes)
+	g.Buffers = depth
 	return g
 }

@@ -86,8 +86,8 @@ func runSweepCase(t *testing.T, dev cuda.Device, c BenchOptions) (BenchResult, b
 		t.Errorf("Bench(%+v) error = %v", c, err)
 		return r, false
 	}
-	t.Logf("%-4s %-6s direct=%-5v workers=%2d par=%2d bufs=%d batch=%4d page=%6d region=%6d: %6.2f GB/s (copy %6.2f), baseline %6.2f, ratio %.2f, verify %s, ms %v, cpu ms %v",
-		r.Direction, r.Mode, r.Direct, r.Workers, r.Parallel, r.Geometry.Buffers, r.Geometry.Batch, r.PageBytes, r.RegionBytes,
+	t.Logf("%-4s %-6s direct=%-5v zero-copy=%-5v workers=%2d par=%2d bufs=%d set=%5d batch=%4d page=%6d region=%6d: %6.2f GB/s (copy %6.2f), baseline %6.2f, ratio %.2f, verify %s, ms %v, cpu ms %v",
+		r.Direction, r.Mode, r.Direct, c.stagedZeroCopy, r.Workers, r.Parallel, r.Geometry.Buffers, r.Geometry.SetPages, r.Geometry.Batch, r.PageBytes, r.RegionBytes,
 		r.GBps, r.CopyGBps, r.BaselineGBps, r.Ratio, r.Verify, roundMS(r.PhaseMS), roundMS(r.PhaseCPUMS))
 	return r, true
 }
@@ -129,7 +129,9 @@ func gpuSweepCases() []BenchOptions {
 }
 
 // gpuVariantCases compares Parallel and StagingBuffers settings in kernel
-// mode: 1 call and 1 buffer is the unpipelined, unsplit path.
+// mode (1 thread and 1 buffer is the unpipelined path), and a staged
+// set's one contiguous copy against the kernel's reads of staging, on
+// 1 GiB.
 func gpuVariantCases() []BenchOptions {
 	var cases []BenchOptions
 	settings := [][2]int{{1, 1}, {1, 2}, {8, 1}, {4, 2}, {16, 2}, {8, 3}}
@@ -137,6 +139,18 @@ func gpuVariantCases() []BenchOptions {
 		for _, shape := range [][3]int64{{4 << 10, 1, 16384}, {64 << 10, 16, 4096}} {
 			for _, st := range settings {
 				cases = append(cases, BenchOptions{Direction: dir, PageBytes: shape[0], RegionsPerPage: int(shape[1]), Pages: int(shape[2]), RequestPages: 64, Options: Options{Mode: cuda.ModeKernel, Batch: 256, Parallel: st[0], StagingBuffers: st[1]}})
+			}
+		}
+	}
+	// A staged set through the bounce buffer (the default) or read by the
+	// kernel in staging, with every thread and with four.
+	for _, dir := range []Direction{DirectionLoad, DirectionSave} {
+		for _, page := range []int64{4 << 10, 64 << 10} {
+			for _, zero := range []bool{false, true} {
+				for _, par := range []int{0, 4} {
+					cases = append(cases, BenchOptions{Direction: dir, PageBytes: page, RegionsPerPage: 2, Pages: int(1 << 30 / page), RequestPages: 32,
+						Options: Options{Mode: cuda.ModeKernel, Parallel: par, stagedZeroCopy: zero}})
+				}
 			}
 		}
 	}

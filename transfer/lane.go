@@ -2,16 +2,15 @@ package transfer
 
 import (
 	"errors"
-	"slices"
 
 	"github.com/kvctl/kvctl/cuda"
-	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/internal/crew"
 )
 
 // lane is one stream's worth of transfer machinery: the stream, a copier
 // in the chosen mode, staging buffers (none in direct mode), the slot sets
-// that cycle through them, the fan-out of store calls and per-batch
-// scratch space.
+// that cycle through them, the crew that runs the sets' store calls and
+// per-set scratch space.
 type lane struct {
 	o      Options
 	geo    Geometry
@@ -19,39 +18,32 @@ type lane struct {
 	copier *cuda.Copier
 	stage  *staging
 	arenas *arenaMap
-	fan    fanout
-	sets   []*slotSet
-	next   int // the set acquire hands out next
-	// most is the most pages one set carries: Slots, or in direct mode
-	// enough batches for DirectLaunchBytes (directPages).
-	most int
+	crew   *crew.Crew
+	// threads is the crew's size, the goroutine waiting for a task
+	// included (Options.Parallel).
+	threads int
+	sets    []*slotSet
+	next    int // the set acquire hands out next
 
-	items  []pageItem
-	keys   []string
-	puts   []pool.PutItem
-	codes  []pool.Code
-	copies []cuda.Copy
-	spans  []int // spans[i]: end of item i's copies in copies
+	items []pageItem
+	keys  []string
 }
 
-// newLane builds a lane whose staging buffers come out of budget bytes.
-func newLane(o Options, geo Geometry, arenas *arenaMap, budget int64, parallel int) (*lane, error) {
-	geo.Buffers = stagingBuffers(o.StagingBuffers, geo, budget)
+// newLane builds a lane whose staging buffers come out of budget bytes
+// and whose crew has threads threads.
+func newLane(o Options, geo Geometry, arenas *arenaMap, budget int64, threads int) (*lane, error) {
 	if arenas != nil {
-		geo.Buffers = o.StagingBuffers
+		geo = geo.withDirectSets(o.StagingBuffers)
+	} else {
+		geo = geo.withStagedSets(o.StagingBuffers, budget, threads)
 	}
-	l := &lane{o: o, geo: geo, arenas: arenas, most: geo.Slots}
-	l.fan = fanout{most: parallel, crew: newCrew(parallel-1, crewPark, o.Stats != nil)}
-	if arenas != nil {
-		l.most = directPages(geo.Slots, o.maxPageBytes())
-	}
+	l := &lane{o: o, geo: geo, arenas: arenas, threads: threads}
+	l.crew = crew.New(threads-1, crew.DefaultPark, cpuClock(o.Stats != nil))
 	if err := l.open(); err != nil {
 		l.close()
 		return nil, err
 	}
 	l.keys = make([]string, geo.Slots)
-	l.puts = make([]pool.PutItem, geo.Slots)
-	l.codes = make([]pool.Code, geo.Slots)
 	return l, nil
 }
 
@@ -61,10 +53,9 @@ func (l *lane) open() error {
 	if l.copier, err = cuda.NewCopier(l.o.Device, l.o.Mode); err != nil {
 		return err
 	}
-	// Staging slots are one contiguous run per batch, which the copy
-	// engine moved slower than the kernel's own reads while the next
-	// batch was copied into staging (H200 measurements, docs/benchmarks.md).
-	l.copier.SetBounce(l.arenas != nil)
+	// A staged set is one run in staging, which kernel mode moves with
+	// one contiguous copy and the kernel on the device (the bounce).
+	l.copier.SetBounce(l.arenas != nil || !l.o.stagedZeroCopy)
 	if l.stream, err = l.o.Device.NewStream(); err != nil {
 		return err
 	}
@@ -78,11 +69,7 @@ func (l *lane) open() error {
 		if err != nil {
 			return err
 		}
-		if l.arenas != nil {
-			s.direct = newDirectScratch(l.most, maxRegions(l.o.Pools))
-		} else {
-			s.keys, s.bufs, s.n = make([]string, l.geo.Slots), make([][]byte, l.geo.Slots), make([]int64, l.geo.Slots)
-		}
+		s.scratch = newSetScratch(l.geo.SetPages, maxRegions(l.o.Pools))
 		l.sets = append(l.sets, s)
 	}
 	return nil
@@ -105,28 +92,8 @@ func (l *lane) close() error {
 		errs = append(errs, l.copier.Close())
 	}
 	errs = append(errs, l.stage.close())
-	l.fan.crew.close()
+	l.crew.Close()
 	return errors.Join(errs...)
-}
-
-// slotPtr is the device address of slot i of set s.
-func (l *lane) slotPtr(s *slotSet) func(i int) cuda.DevPtr {
-	return func(i int) cuda.DevPtr { return l.stage.ptr(s.buffer, i) }
-}
-
-// describe appends the copies between each batch item's pool value
-// (at base(i), regions concatenated) and its GPU page, for kind, and
-// records where each item's copies end.
-func (l *lane) describe(batch []pageItem, kind cuda.CopyKind, base func(i int) cuda.DevPtr) {
-	l.copies, l.spans = l.copies[:0], l.spans[:0]
-	for i, it := range batch {
-		if b := base(i); b != 0 {
-			n := len(l.copies)
-			l.copies = slices.Grow(l.copies, it.regions())[:n+it.regions()]
-			describePage(l.copies[n:], it, b, kind)
-		}
-		l.spans = append(l.spans, len(l.copies))
-	}
 }
 
 // describePage writes into dst (it.regions() long) the copies between
@@ -166,29 +133,52 @@ func compactCopies(copies []cuda.Copy, ends []int, keep func(i int) bool) []cuda
 	return copies[:out]
 }
 
-// keep compacts l.copies to those of the items keep accepts.
-func (l *lane) keep(keep func(i int) bool) []cuda.Copy {
-	return compactCopies(l.copies, l.spans, keep)
+// MinCallBytes is the least a staged store call moves when a set is
+// split over the crew's threads (Options.Parallel): smaller sets make
+// fewer calls.
+const MinCallBytes = 128 << 10
+
+// callPages is how many pages each store call of a staged set of k
+// pages takes: at most a batch (Slots), and few enough that the crew's
+// threads share the set, about four calls each, but not below
+// MinCallBytes a call. A lane of one thread makes one call per batch.
+func (l *lane) callPages(k int) int {
+	if l.threads <= 1 {
+		return l.geo.Slots
+	}
+	share := (k + 4*l.threads - 1) / (4 * l.threads)
+	least := int(max(1, MinCallBytes/max(l.geo.SlotBytes, 1)))
+	return max(1, min(l.geo.Slots, max(share, least)))
 }
 
-// nextBatch collects up to l.most items (a set's worth) from
-// items[*next:], skipping those of failed jobs.
-func (l *lane) nextBatch(items []pageItem, next *int, failed []bool) []pageItem {
+// splitSets is how many sets a staged call smaller than that many full
+// sets is split into, so that the store calls of one set overlap the
+// copies of another, and minSetBytes the least such a set carries.
+const (
+	splitSets   = 4
+	minSetBytes = 2 << 20
+)
+
+// setPagesFor is the most pages of each set of a call of n pages:
+// SetPages, but a staged call smaller than splitSets sets is split into
+// splitSets sets of at least minSetBytes.
+func (l *lane) setPagesFor(n int) int {
+	if l.arenas != nil {
+		return l.geo.SetPages
+	}
+	least := int(max(1, minSetBytes/max(l.geo.SlotBytes, 1)))
+	return min(l.geo.SetPages, max(least, (n+splitSets-1)/splitSets))
+}
+
+// nextBatch collects up to most items (a set's worth) from items[*next:],
+// skipping those of failed jobs.
+func (l *lane) nextBatch(items []pageItem, next *int, failed []bool, most int) []pageItem {
 	batch := l.items[:0]
-	for ; *next < len(items) && len(batch) < l.most; *next++ {
+	for ; *next < len(items) && len(batch) < most; *next++ {
 		if !failed[items[*next].job] {
 			batch = append(batch, items[*next])
 		}
 	}
 	l.items = batch
 	return batch
-}
-
-// batchBytes is the sum of the batch's page sizes.
-func batchBytes(batch []pageItem) int64 {
-	var n int64
-	for _, it := range batch {
-		n += it.bytes
-	}
-	return n
 }

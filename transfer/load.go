@@ -1,6 +1,7 @@
 package transfer
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -73,10 +74,8 @@ func (l *lane) load(ctx context.Context, jobs []LoadJob) ([]LoadResult, error) {
 	c := loadCall{l: l, p: p, items: items, results: results, failed: make([]bool, len(jobs))}
 	if l.arenas != nil {
 		p.after = newFinisher()
-		err = c.runDirect(ctx)
-	} else {
-		err = c.run(ctx)
 	}
+	err = p.run(c.path(ctx))
 	if derr := p.drain(); err == nil && derr != nil {
 		err = fmt.Errorf("load: %w", derr)
 	}
@@ -109,8 +108,8 @@ type Loader struct {
 	arenas *arenaMap
 }
 
-// NewLoader allocates the loader's stream, copier and staging slots
-// (StagingGeometry), or registers the pool's arenas in direct mode.
+// NewLoader allocates the loader's stream, copier, crew and staging buffers
+// (Geometry), or registers the pool's arenas in direct mode.
 func NewLoader(o Options) (*Loader, error) {
 	o, err := o.withDefaults()
 	if err != nil {
@@ -146,7 +145,7 @@ func directArenaMap(o Options, src pool.ArenaHolder, ok bool, lacks string) (*ar
 	if !ok {
 		return nil, fmt.Errorf("direct mode: pool %T does not %s (want an embedded mem:// pool)", o.Pool, lacks)
 	}
-	return openArenaMap(o.Device, src)
+	return cmp.Or(o.Arenas, DefaultArenas).acquire(o.Device, src)
 }
 
 // Geometry returns the staging geometry (Warning says when the batch was

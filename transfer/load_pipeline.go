@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/kvctl/kvctl/cuda"
+	"github.com/kvctl/kvctl/internal/crew"
 	"github.com/kvctl/kvctl/stats"
 )
 
@@ -16,107 +17,114 @@ type loadCall struct {
 	items   []pageItem
 	results []LoadResult
 	failed  []bool
-	// anyFailed says a direct load failed a request (failed has a true).
+	// anyFailed says a request failed (failed has a true).
 	anyFailed bool
 	next      int
 	calls     int64
 }
 
-// getting is a batch whose Gets are in flight into set.
-type getting struct {
-	set  *slotSet
-	task *fanTask
+// path is the load's way through the pipeline: the crew looks the set's
+// pages up (staged: Get into the set's staging buffer; direct: views in
+// the pool's arenas) and describes their copies, then the copies of the
+// pages of requests still whole are queued.
+func (c *loadCall) path(ctx context.Context) path {
+	lookup := c.getChunks
+	if c.l.arenas != nil {
+		lookup = c.viewChunks
+	}
+	return path{
+		start:  func() (*setWork, error) { return c.start(ctx, lookup) },
+		finish: c.finishLookups,
+		second: c.unstage,
+	}
 }
 
-// run fetches batch after batch into staging: once batch k's Gets
-// returned, the Gets of batch k+1 start (into another buffer) before
-// batch k's copies are queued, so that they overlap those copies. With a
-// single buffer batch k+1 is fetched only after batch k's copies.
-func (c *loadCall) run(ctx context.Context) error {
-	cur, err := c.startGet(ctx, true)
-	for cur != nil {
-		err = c.finishGet(cur)
-		var next *getting
-		overlap := c.p.peek() != cur.set
-		if err == nil && overlap {
-			next, err = c.startGet(ctx, false)
-		}
-		if err == nil {
-			err = c.unstage(cur.set, c.l.slotPtr(cur.set))
-		}
-		if err == nil && !overlap {
-			next, err = c.startGet(ctx, true)
-		}
-		if err != nil {
-			c.abandon(next)
-			return err
-		}
-		cur = next
-	}
-	return err
-}
+// lookupFunc posts the lookups of set s's k pages to the crew, in store
+// calls of at most chunk pages.
+type lookupFunc func(ctx context.Context, s *slotSet, k int) (task *crew.Task, chunk int)
 
-// startGet picks the next batch, skipping requests already failed, and
-// starts its Gets into a free buffer (inline: the first call on this
-// goroutine, when there is nothing to overlap); nil when no page is left.
-func (c *loadCall) startGet(ctx context.Context, inline bool) (*getting, error) {
-	l := c.l
-	batch := l.nextBatch(c.items, &c.next, c.failed)
-	if len(batch) == 0 {
-		return nil, nil
-	}
+// start takes the next set's pages, skipping requests already failed,
+// and posts their lookups; nil when no page is left.
+func (c *loadCall) start(ctx context.Context, lookup lookupFunc) (*setWork, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	batch := c.l.nextBatch(c.items, &c.next, c.failed, c.l.setPagesFor(len(c.items)))
+	if len(batch) == 0 {
+		return nil, nil
 	}
 	s, err := c.p.acquire()
 	if err != nil {
 		return nil, err
 	}
 	s.items = append(s.items[:0], batch...)
-	for i, it := range batch {
-		s.keys[i], s.bufs[i] = it.key, l.stage.slot(s.buffer, i, it.bytes)
-	}
-	k := len(batch)
-	task := l.fan.get(ctx, l.o.Pool, s.keys[:k], s.bufs[:k], s.n[:k], batchBytes(batch), inline)
-	return &getting{set: s, task: task}, nil
+	s.scratch.place(s.items)
+	task, chunk := lookup(ctx, s, len(batch))
+	return &setWork{set: s, task: task, chunk: chunk}, nil
 }
 
-// finishGet waits for a batch's Gets and marks the pages not returned
-// whole as missing.
-func (c *loadCall) finishGet(g *getting) error {
-	calls, cpu, err := g.task.wait()
-	c.calls += int64(calls)
+// getChunks posts the Gets of set s's k pages into its staging buffer
+// (one page after the other), which also describe the copies of the
+// pages returned whole and flag the calls with a page that was not.
+func (c *loadCall) getChunks(ctx context.Context, s *slotSet, k int) (*crew.Task, int) {
+	l, d := c.l, s.scratch
+	chunk := l.callPages(k)
+	return chunkCalls(l.crew, k, chunk, func(j, lo, hi int) error {
+		for i := lo; i < hi; i++ {
+			d.keys[i], d.vals[i] = s.items[i].key, l.stage.bytes(s.buffer, d.offs[i], s.items[i].bytes)
+		}
+		err := l.o.Pool.Get(ctx, d.keys[lo:hi], d.vals[lo:hi], d.n[lo:hi])
+		d.short[j] = false
+		for i := lo; i < hi; i++ {
+			d.ptrs[i] = l.stage.ptr(s.buffer, d.offs[i])
+			if d.n[i] != s.items[i].bytes {
+				d.ptrs[i], d.short[j] = 0, true
+			}
+		}
+		clear(d.vals[lo:hi])
+		d.describe(s.items, lo, hi, cuda.HostToDevice, func(int) bool { return true })
+		return err
+	}), chunk
+}
+
+// finishLookups waits for a set's lookups and fails the requests of
+// pages not found whole (device address 0), looking only at the calls
+// flagged.
+func (c *loadCall) finishLookups(w *setWork) error {
+	w.wait()
+	c.calls += int64(w.calls)
 	c.p.clk.lap(stats.PhaseGet)
-	c.p.clk.addCPU(stats.PhaseGet, cpu)
-	if err != nil {
-		return fmt.Errorf("pool get of %d pages: %w", len(g.set.items), err)
+	c.p.clk.addCPU(stats.PhaseGet, w.cpu)
+	s, d := w.set, w.set.scratch
+	if w.err != nil {
+		return fmt.Errorf("pool get of %d pages: %w", len(s.items), w.err)
 	}
-	for i, it := range g.set.items {
-		if g.set.n[i] != it.bytes {
-			markMissing(c.results, c.failed, it)
+	for j := 0; j*w.chunk < len(s.items); j++ {
+		if !d.short[j] {
+			continue
+		}
+		for i := j * w.chunk; i < min((j+1)*w.chunk, len(s.items)); i++ {
+			if d.ptrs[i] == 0 {
+				markMissing(c.results, c.failed, s.items[i])
+				c.anyFailed = true
+			}
 		}
 	}
 	return nil
 }
 
-// abandon waits for Gets started but no longer wanted.
-func (c *loadCall) abandon(g *getting) {
-	if g != nil {
-		g.task.wait()
-		c.p.clk.lap(stats.PhaseGet)
+// unstage queues the copies of set w's pages of requests still whole,
+// described by its lookups' goroutines.
+func (c *loadCall) unstage(w *setWork) error {
+	s := w.set
+	k := len(s.items)
+	failed := func(it pageItem) bool { return c.failed[it.job] }
+	copies := s.scratch.all(k)
+	if c.anyFailed && slices.ContainsFunc(s.items, failed) {
+		copies = s.scratch.kept(k, func(i int) bool { return !failed(s.items[i]) })
+		s.items = slices.DeleteFunc(s.items, failed)
 	}
-}
-
-// unstage queues the copies of set s's pages of requests still whole,
-// from base(i), to their GPU pages; they count as landed once the copies
-// finished.
-func (c *loadCall) unstage(s *slotSet, base func(i int) cuda.DevPtr) error {
-	l := c.l
-	batch := s.items
-	l.describe(batch, cuda.HostToDevice, base)
 	c.p.clk.lap(stats.PhaseDescribe)
-	copies := l.keep(func(i int) bool { return !c.failed[batch[i].job] })
-	s.items = slices.DeleteFunc(batch, func(it pageItem) bool { return c.failed[it.job] })
 	return c.p.submit(s, cuda.HostToDevice, copies, stats.PhaseUnstage)
 }
 

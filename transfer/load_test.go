@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -56,30 +57,44 @@ func TestLoadRoundTrip(t *testing.T) {
 }
 
 func TestLoadMissing(t *testing.T) {
-	for _, direct := range []bool{false, true} {
-		t.Run(fmt.Sprintf("direct=%v", direct), func(t *testing.T) {
+	tests := []struct {
+		name    string
+		direct  bool
+		staging int64 // staging_buffer_bytes; 0: the default
+		// landed are a's pages copied before a-3 was found missing:
+		// those of sets queued before a-3's set.
+		landed int
+		// keys are those asked of Get (staged only), sorted: a's pages
+		// after a-3's set are skipped.
+		keys []string
+	}{
+		// Staging of two buffers of two pages: sets of one batch.
+		// Items: a-0 a-1 | a-2 a-3 | (a-4 a-5 skipped) b-6 b-7 | b-8 b-9.
+		{name: "staged/sets of 2", staging: 2 * 2 * 2048, landed: 2,
+			keys: []string{"a-0", "a-1", "a-2", "a-3", "b-6", "b-7", "b-8", "b-9"}},
+		// Every page fits one set, looked up before one launch copies
+		// them all, so a-0 and a-1 are skipped with a-3.
+		{name: "staged/one set", keys: []string{"a-0", "a-1", "a-2", "a-3", "a-4", "a-5", "b-6", "b-7", "b-8", "b-9"}},
+		{name: "direct", direct: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t, 20, newArenaMapStore(64<<10))
 			a := refs("a", 0, 0, 6) // a-3 is missing
 			b := refs("b", 0, 6, 4)
 			f.seed(t, append(append(a[:3:3], a[4:]...), b...))
 			o := f.options()
-			o.Batch, o.Direct = 2, direct
+			o.Batch, o.Direct, o.StagingBytes = 2, tt.direct, tt.staging
 			l, err := NewLoader(o)
 			if err != nil {
 				t.Fatalf("NewLoader error = %v", err)
 			}
 			defer l.Close()
-			// Items: a-0 a-1 | a-2 a-3 | (a-4 a-5 skipped) b-6 b-7 | b-8 b-9.
 			results, err := l.Load(context.Background(), []LoadJob{{RequestID: "a", Pages: a}, {RequestID: "b", Pages: b}})
 			if err != nil {
 				t.Fatalf("Load error = %v", err)
 			}
-			// In direct mode every batch is looked up before one launch
-			// copies them all, so a-0 and a-1 are skipped with a-3.
-			landedA := a[:2:2]
-			if direct {
-				landedA = nil
-			}
+			landedA := a[:tt.landed:tt.landed]
 			want := []LoadResult{
 				{RequestID: "a", Pages: 6, Landed: len(landedA), Bytes: int64(len(landedA)) * 2048, Missing: []string{"a-3"}},
 				{RequestID: "b", Pages: 4, Landed: 4, Bytes: 4 * 2048},
@@ -88,13 +103,13 @@ func TestLoadMissing(t *testing.T) {
 				t.Errorf("Load results mismatch (-want +got):\n%s", diff)
 			}
 			f.checkLanded(t, append(landedA, b...))
-			// a-2 was fetched in a-3's batch but must not be scattered.
+			// a-2 was fetched in a-3's set but must not be scattered.
 			if got := f.gpuPage(t, 0, 2); !bytes.Equal(got, make([]byte, 2048)) {
-				t.Errorf("GPU page 2 (a-2, batch of the missing a-3) was written, want it left alone")
+				t.Errorf("GPU page 2 (a-2, set of the missing a-3) was written, want it left alone")
 			}
-			if !direct {
-				wantKeys := []string{"a-0", "a-1", "a-2", "a-3", "b-6", "b-7", "b-8", "b-9"}
-				if diff := cmp.Diff(wantKeys, f.store.gotKeys); diff != "" {
+			if !tt.direct {
+				// The calls of one set run concurrently: in any order.
+				if diff := cmp.Diff(tt.keys, slices.Sorted(slices.Values(f.store.gotKeys))); diff != "" {
 					t.Errorf("keys asked of Get mismatch (-want +got):\n%s", diff)
 				}
 			}

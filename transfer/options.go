@@ -26,20 +26,18 @@ const (
 	// DefaultWorkers is async_load_workers's default: one load worker, the
 	// least the upstream worker runs (max(1, async_load_workers)).
 	DefaultWorkers = 1
-	// DefaultStagingBuffers is the default number of staging buffers a
-	// loader, saver or async worker cycles through.
-	DefaultStagingBuffers = 2
-	// DefaultDirectDepth is the default number of batches in flight in
-	// direct mode, where a batch costs no staging memory.
-	DefaultDirectDepth = 4
-	// maxDefaultParallel caps the default of Options.Parallel.
-	maxDefaultParallel = 16
+	// DefaultStagingBuffers is the default number of sets in flight of a
+	// loader, saver or async worker: staged, the staging buffers of one
+	// set each that it cycles through (4 of SetBytes: 64 MiB of pinned
+	// memory); direct, where a set costs no staging memory, the sets
+	// whose views or reservations it holds.
+	DefaultStagingBuffers = 4
 )
 
-// DefaultParallel is the default of Options.Parallel for a loader or saver:
-// min(GOMAXPROCS, 16). Each of an AsyncLoader's workers takes an even share
-// of it, at least 1.
-func DefaultParallel() int { return min(runtime.GOMAXPROCS(0), maxDefaultParallel) }
+// DefaultParallel is the default of Options.Parallel for a loader or
+// saver: the cores (GOMAXPROCS). Each of an AsyncLoader's workers takes an
+// even share of it, at least 1.
+func DefaultParallel() int { return runtime.GOMAXPROCS(0) }
 
 // Options configure a Loader, an AsyncLoader or a Saver.
 type Options struct {
@@ -62,20 +60,28 @@ type Options struct {
 	// without staging: the pool must implement ArenaStore (loads) or
 	// ArenaWriter (saves).
 	Direct bool
+	// Arenas is the registry of the pools' arenas direct transfers use
+	// (default DefaultArenas): the loaders and savers of one pool and
+	// device must share one.
+	Arenas *Arenas
 	// Workers is the number of async load workers (AsyncLoader only;
 	// default DefaultWorkers).
 	Workers int
-	// Parallel bounds the concurrent store calls one batch's Get or Put is
-	// split into (default DefaultParallel; 1 makes one call per batch). A
-	// batch is split only into calls of at least MinCallBytes each.
+	// Parallel is the size of the crew that runs a set's store calls, the
+	// goroutine waiting for them included (default DefaultParallel, the
+	// cores; kvctl bench --copy-threads): staged, the calls make the
+	// copies between the pool's values and pinned staging, so it is the
+	// number of threads that copy. A staged set is split into calls of
+	// at most Batch pages and at least MinCallBytes, about four per
+	// thread; with 1, one call per batch.
 	Parallel int
-	// StagingBuffers is how many staging buffers (sets of Slots slots) a
-	// loader, saver or async worker cycles through (default
-	// DefaultStagingBuffers; 1 turns the overlap off): while the device
-	// copies one batch from or to one buffer, the store calls of the next
-	// batch use another. It is reduced to what the staging budget holds,
-	// at least 1. In direct mode it bounds the batches in flight (default
-	// DefaultDirectDepth there).
+	// StagingBuffers is how many sets a loader, saver or async worker has
+	// in flight (default DefaultStagingBuffers; 1 turns the overlap off):
+	// staged, the staging buffers of one set each that it cycles through,
+	// reduced to what the staging budget holds, at least 1; while the
+	// device copies one set from or to one buffer, the store calls of
+	// another use another. Direct, the sets whose views or reservations
+	// it holds.
 	StagingBuffers int
 	// SkipExisting makes a Saver ask Exist before each batch and skip the
 	// pages present; without it, present pages are left to the put's
@@ -83,6 +89,10 @@ type Options struct {
 	SkipExisting bool
 	// Stats receives phase times and counters; nil disables them.
 	Stats *Stats
+	// stagedZeroCopy makes kernel mode read (or write) a staged set's
+	// pages in staging from the SMs instead of one contiguous copy through
+	// the device bounce buffer: the GPU sweep's comparison of the two.
+	stagedZeroCopy bool
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -117,9 +127,6 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.StagingBuffers == 0 {
 		o.StagingBuffers = DefaultStagingBuffers
-		if o.Direct {
-			o.StagingBuffers = DefaultDirectDepth
-		}
 	}
 	return o, nil
 }

@@ -10,24 +10,22 @@ import (
 	"github.com/kvctl/kvctl/stats"
 )
 
-// slotSet is one staging buffer's turn in a lane's cycle: the copies last
-// queued from or to it, and what to do once the device finished them. A
-// set is reused only after its done event completed, so the next batch's
-// store calls can fill one buffer while the device copies another.
+// slotSet is one set's turn in a lane's cycle (staged: one staging
+// buffer's): the copies last queued from or to it, and what to do once
+// the device finished them. A set is reused only after its done event
+// completed, so the next set's store calls can fill one buffer while the
+// device copies another.
 type slotSet struct {
 	buffer int
 	start  cuda.Event // recorded before the copies; nil without stats
 	done   cuda.Event // recorded after them
 	busy   bool       // copies queued and not waited for yet
-	// items are the pages of the set's batch (loads: once queued, those
-	// counted as landed when the copies finished; saves: the pages to put).
+	// items are the set's pages (loads: once queued, those counted as
+	// landed when the copies finished; saves: the pages to put).
 	items []pageItem
-	// keys, bufs and n are the batch's Get arguments (staged loads).
-	keys []string
-	bufs [][]byte
-	n    []int64
-	// direct is the scratch of a direct set's lookups or reservations.
-	direct *directScratch
+	// scratch holds the arguments and answers of the set's store calls
+	// and its copies.
+	scratch *setScratch
 	// releases end the views the copies read (direct loads).
 	releases []func()
 	// reserved holds the values the copies write in place until they are

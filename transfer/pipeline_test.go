@@ -14,35 +14,48 @@ import (
 	"github.com/kvctl/kvctl/pool"
 )
 
-// splitCase is a parallel and staging-buffer setting; with 2 KiB pages
-// and batches of 256 (512 KiB), Parallel 4 splits a full batch into 4
-// store calls of MinCallBytes.
+// splitCase is a crew size (parallel), a staging geometry (buffers of
+// sets of setPages pages, budget permitting) and the store calls it
+// makes for 600 pages of 2 KiB. Each thread of a crew of more than one
+// takes about four calls of at least MinCallBytes (64 pages) of a set,
+// at most a batch; a crew of one makes one call per batch.
 type splitCase struct {
 	parallel, buffers int
-	batch             int   // 256 unless set
-	calls             int64 // store calls for pages 0-599
+	batch             int // 256 unless set
+	// setPages are the pages of one set: 0 for the default
+	// (SetBytes worth, all 600 pages in one set).
+	setPages int
+	// calls are the Gets or Puts of pages 0-599, exists the Exist calls
+	// of a save with SkipExisting (one per batch of each set).
+	calls, exists int64
 }
 
 var splitCases = []splitCase{
-	{parallel: 1, buffers: 1, calls: 3},
-	{parallel: 4, buffers: 1, calls: 4 + 4 + 1},
-	{parallel: 1, buffers: 2, calls: 3},
-	{parallel: 4, buffers: 2, calls: 4 + 4 + 1},
-	{parallel: 16, buffers: 3, calls: 4 + 4 + 1},
-	// Ten batches of 128 KiB (one call each) cycle through the buffers.
-	{parallel: 4, buffers: 3, batch: 64, calls: 10},
-	{parallel: 4, buffers: 2, batch: 64, calls: 10},
+	{parallel: 1, buffers: 1, calls: 3, exists: 3},
+	{parallel: 4, buffers: 1, calls: 10, exists: 3},
+	{parallel: 1, buffers: 2, setPages: 256, calls: 3, exists: 3},
+	// Sets of 200 pages in calls of 64: 4 calls and 4 batches a set.
+	{parallel: 4, buffers: 2, batch: 64, setPages: 200, calls: 12, exists: 12},
+	{parallel: 16, buffers: 3, setPages: 300, calls: 10, exists: 4},
+	{parallel: 4, buffers: 3, batch: 64, setPages: 100, calls: 12, exists: 12},
+	// Ten sets (nine of 64 pages, one of 24) in calls of a batch of 32.
+	{parallel: 2, buffers: 2, batch: 32, setPages: 64, calls: 19, exists: 19},
 }
 
 func (c splitCase) String() string {
-	return fmt.Sprintf("parallel=%d/buffers=%d/batch=%d", c.parallel, c.buffers, c.slots())
+	return fmt.Sprintf("parallel=%d/buffers=%d/batch=%d/set=%d", c.parallel, c.buffers, c.slots(), c.setPages)
 }
 
 func (c splitCase) slots() int { return cmp.Or(c.batch, 256) }
 
+// wantSetPages is the geometry's SetPages: SetBytes of 2 KiB pages by
+// default.
+func (c splitCase) wantSetPages() int { return cmp.Or(c.setPages, SetBytes/2048) }
+
 func (c splitCase) options(f *fixture) Options {
 	o := f.options()
 	o.Batch, o.Parallel, o.StagingBuffers, o.Mode = c.slots(), c.parallel, c.buffers, cuda.ModeKernel
+	o.StagingBytes = int64(c.buffers*c.setPages) * 2048
 	return o
 }
 
@@ -64,8 +77,8 @@ func TestLoadSplitAndOverlapped(t *testing.T) {
 				t.Fatalf("NewLoader error = %v", err)
 			}
 			defer l.Close()
-			if g := l.Geometry(); g.Buffers != c.buffers || g.Slots != c.slots() {
-				t.Errorf("Geometry() = %+v, want %d buffers of %d slots", g, c.buffers, c.slots())
+			if g := l.Geometry(); g.Buffers != c.buffers || g.Slots != c.slots() || g.SetPages != c.wantSetPages() {
+				t.Errorf("Geometry() = %+v, want %d buffers of %d pages, %d pages a call", g, c.buffers, c.wantSetPages(), c.slots())
 			}
 			results, err := l.Load(context.Background(), jobs)
 			if err != nil {
@@ -126,7 +139,7 @@ func TestSaveSplitAndOverlapped(t *testing.T) {
 				}
 				wantCalls := c.calls
 				if skip {
-					wantCalls += int64((600 + c.slots() - 1) / c.slots()) // one Exist per batch
+					wantCalls += c.exists
 				}
 				if tot := o.Stats.Totals(); tot.StoreCalls != wantCalls || int64(f.store.putCalls) != c.calls || tot.DeviceCopy <= 0 {
 					t.Errorf("Totals = %+v, %d Put calls; want %d store calls, %d puts", tot, f.store.putCalls, wantCalls, c.calls)
@@ -138,18 +151,21 @@ func TestSaveSplitAndOverlapped(t *testing.T) {
 
 func TestStagingBuffersFitTheBudget(t *testing.T) {
 	f := newFixture(t, 8, newMapStore())
-	set := int64(4 * 2048) // one buffer of Batch 4 slots of the largest page
+	batch := int64(4 * 2048) // Batch 4 pages of the largest page
 	tests := []struct {
 		staging int64
 		asked   int
-		want    int
+		// want buffers of set pages each: SetBytes worth, fewer when the
+		// buffers asked for do not fit, but at least one batch.
+		want, set int
 	}{
-		{staging: 0, asked: 0, want: DefaultStagingBuffers},
-		{staging: set, asked: 0, want: 1},
-		{staging: 2*set - 1, asked: 2, want: 1},
-		{staging: 2 * set, asked: 2, want: 2},
-		{staging: 3 * set, asked: 4, want: 3},
-		{staging: 1 << 20, asked: 1, want: 1},
+		{staging: 0, asked: 0, want: DefaultStagingBuffers, set: SetBytes / 2048},
+		{staging: batch, asked: 0, want: 1, set: 4},
+		{staging: 2*batch - 1, asked: 2, want: 1, set: 4},
+		{staging: 2 * batch, asked: 2, want: 2, set: 4},
+		{staging: 3 * batch, asked: 4, want: 3, set: 4},
+		{staging: 1 << 20, asked: 1, want: 1, set: 512},
+		{staging: 1 << 20, asked: 2, want: 2, set: 256},
 	}
 	for _, tt := range tests {
 		o := f.options()
@@ -160,8 +176,8 @@ func TestStagingBuffersFitTheBudget(t *testing.T) {
 		}
 		g := l.Geometry()
 		l.Close()
-		if g.Buffers != tt.want || g.Slots != 4 || g.PinnedBytes() != int64(tt.want)*set {
-			t.Errorf("NewLoader(staging %d, buffers %d).Geometry() = %+v, want %d buffers of 4 slots", tt.staging, tt.asked, g, tt.want)
+		if g.Buffers != tt.want || g.Slots != 4 || g.SetPages != tt.set || g.PinnedBytes() != int64(tt.want*tt.set)*2048 {
+			t.Errorf("NewLoader(staging %d, buffers %d).Geometry() = %+v, want %d buffers of %d pages, 4 a call", tt.staging, tt.asked, g, tt.want, tt.set)
 		}
 	}
 }
@@ -177,54 +193,6 @@ func TestOptionsRejectNegativeParallel(t *testing.T) {
 		if l, err := NewLoader(o); err == nil {
 			l.Close()
 			t.Errorf("NewLoader(%+v) succeeded, want an error", o)
-		}
-	}
-}
-
-func TestFanoutCalls(t *testing.T) {
-	tests := []struct {
-		most, count int
-		bytes       int64
-		want        int
-	}{
-		{most: 8, count: 256, bytes: 256 << 16, want: 8},
-		{most: 8, count: 256, bytes: 256 << 12, want: 8},
-		{most: 8, count: 256, bytes: 256 << 10, want: 2},
-		{most: 8, count: 3, bytes: 3 << 20, want: 3},
-		{most: 1, count: 256, bytes: 256 << 16, want: 1},
-		{most: 8, count: 1, bytes: 100, want: 1},
-		{most: 8, count: 0, bytes: 0, want: 1},
-	}
-	for _, tt := range tests {
-		if got := (fanout{most: tt.most}).calls(tt.count, tt.bytes); got != tt.want {
-			t.Errorf("fanout{most: %d}.calls(%d, %d) = %d, want %d", tt.most, tt.count, tt.bytes, got, tt.want)
-		}
-	}
-}
-
-func TestFanoutCoversAndReportsFirstError(t *testing.T) {
-	errBad := errors.New("bad range")
-	for _, tc := range []struct{ measure, inline bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
-		measure := tc.measure
-		f := fanout{most: 4, crew: newCrew(3, crewPark, measure)}
-		defer f.crew.close()
-		seen := make([]int, 100)
-		n, _, err := f.start(100, 100*MinCallBytes, tc.inline, func(lo, hi int) error {
-			for i := lo; i < hi; i++ {
-				seen[i]++
-			}
-			if lo > 0 {
-				return fmt.Errorf("range %d: %w", lo, errBad)
-			}
-			return nil
-		}).wait()
-		if n != 4 || !errors.Is(err, errBad) || err.Error() != "range 25: bad range" {
-			t.Errorf("fanout.start(measure %v, inline %v) = %d calls, %v; want 4 calls and the error of range 25", measure, tc.inline, n, err)
-		}
-		for i, c := range seen {
-			if c != 1 {
-				t.Fatalf("fanout.start(measure %v, inline %v) covered index %d %d times, want once", measure, tc.inline, i, c)
-			}
 		}
 	}
 }
@@ -276,6 +244,67 @@ func (f *fixture) checkGroupLanded(t *testing.T, rs []PageRef) {
 		gatherPage(p.group, bufs, r.Page, got)
 		if !bytes.Equal(got, pageValue(r.Key, p.group.PageBytes())) {
 			t.Fatalf("GPU page %d after loading %q differs from the pool value", r.Page, r.Key)
+		}
+	}
+}
+
+func TestCallPages(t *testing.T) {
+	tests := []struct {
+		threads, slots int
+		slotBytes      int64
+		k, want        int
+	}{
+		{threads: 1, slots: 64, slotBytes: 4 << 10, k: 4096, want: 64},         // one call per batch
+		{threads: 16, slots: 64, slotBytes: 4 << 10, k: 4096, want: 64},        // a batch: 64 calls
+		{threads: 16, slots: 1024, slotBytes: 4 << 10, k: 4096, want: 64},      // four calls a thread
+		{threads: 16, slots: 64, slotBytes: 64 << 10, k: 256, want: 4},         // four calls a thread
+		{threads: 16, slots: 64, slotBytes: 16 << 10, k: 1024, want: 16},       // four calls a thread
+		{threads: 16, slots: 64, slotBytes: 1 << 20, k: 16, want: 1},           // one page a call
+		{threads: 4, slots: 64, slotBytes: 2 << 10, k: 100, want: 64},          // MinCallBytes
+		{threads: 4, slots: 32, slotBytes: 2 << 10, k: 100, want: 32},          // at most a batch
+		{threads: 16, slots: 64, slotBytes: 256 << 10, k: 1, want: 1},          // at least a page
+		{threads: 2, slots: 64, slotBytes: 8 << 20, k: 2, want: 1},             // pages above MinCallBytes
+		{threads: 16, slots: 4096, slotBytes: 4 << 10, k: 1 << 16, want: 1024}, // four calls a thread
+	}
+	for _, tt := range tests {
+		l := &lane{threads: tt.threads, geo: Geometry{Slots: tt.slots, SlotBytes: tt.slotBytes}}
+		if got := l.callPages(tt.k); got != tt.want {
+			t.Errorf("callPages(%d) with %d threads, %d-page batches of %d bytes = %d, want %d", tt.k, tt.threads, tt.slots, tt.slotBytes, got, tt.want)
+		}
+	}
+}
+
+func TestSetPagesFor(t *testing.T) {
+	tests := []struct {
+		name     string
+		page     int64
+		direct   bool
+		n, want  int
+		setPages int
+	}{
+		{name: "large call: whole sets", page: 4 << 10, n: 1 << 18, setPages: 4096, want: 4096},
+		{name: "four sets", page: 4 << 10, n: 8192, setPages: 4096, want: 2048},
+		{name: "minSetBytes", page: 4 << 10, n: 1000, setPages: 4096, want: 512},
+		{name: "a set at most", page: 64 << 10, n: 4000, setPages: 256, want: 256},
+		{name: "direct: whole sets", page: 4 << 10, direct: true, n: 1000, setPages: 4096, want: 4096},
+	}
+	for _, tt := range tests {
+		l := &lane{geo: Geometry{SlotBytes: tt.page, SetPages: tt.setPages}}
+		if tt.direct {
+			l.arenas = &arenaMap{}
+		}
+		if got := l.setPagesFor(tt.n); got != tt.want {
+			t.Errorf("%s: setPagesFor(%d) = %d, want %d", tt.name, tt.n, got, tt.want)
+		}
+	}
+}
+
+func TestSetScratchGrows(t *testing.T) {
+	d := newSetScratch(100, 2)
+	for _, tt := range []struct{ n, want int }{{0, 0}, {3, 3}, {2, 3}, {4, 6}, {40, 40}, {70, 80}, {90, 100}, {100, 100}} {
+		d.fit(tt.n)
+		if len(d.keys) != tt.want || len(d.copies) != 2*tt.want || len(d.short) != tt.want {
+			t.Errorf("fit(%d) = room for %d pages (%d copies), want %d", tt.n, len(d.keys), len(d.copies), tt.want)
 		}
 	}
 }

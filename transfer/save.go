@@ -45,7 +45,7 @@ type Saver struct {
 	lane *lane
 }
 
-// NewSaver allocates the saver's stream, copier and staging slots, or in
+// NewSaver allocates the saver's stream, copier, crew and staging buffers, or in
 // direct mode registers the pool's arenas (the pool must implement
 // ArenaWriter).
 func NewSaver(o Options) (*Saver, error) {
@@ -113,10 +113,8 @@ func (s *Saver) SaveAll(ctx context.Context, jobs []SaveJob, after cuda.Event) (
 	c := saveCall{s: s, p: p, jobs: jobs, results: results, items: items}
 	if l.arenas != nil {
 		p.landed, p.after = c.commit, newFinisher()
-		err = c.runDirect(ctx)
-	} else {
-		err = c.run(ctx)
 	}
+	err = p.run(c.path(ctx))
 	if derr := p.drain(); err == nil && derr != nil {
 		err = derr
 	}

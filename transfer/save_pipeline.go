@@ -20,120 +20,134 @@ type saveCall struct {
 	calls   int64
 }
 
-// run stages batch after batch: once batch k's gather finished, its puts
-// start, and the gather of batch k+1 is queued (into another buffer)
-// while they run. With a single buffer batch k+1 is staged only after
-// batch k's puts returned.
-func (c *saveCall) run(ctx context.Context) error {
-	staged, err := c.stageNext(ctx)
-	for staged != nil && err == nil {
-		if err = c.p.wait(staged); err != nil {
-			return err
+// path is the save's way through the pipeline. Staged, the device
+// gathers a set's pages into its staging buffer first, then the crew
+// puts them (copying them into the pool) while the next set's gather is
+// queued. Direct, the crew reserves the set's values in the pool's arenas
+// first, the device gathers the pages into them, and the reservations
+// are committed once the copies finished.
+func (c *saveCall) path(ctx context.Context) path {
+	if c.s.lane.arenas != nil {
+		return path{
+			start:  func() (*setWork, error) { return c.startReserve(ctx) },
+			finish: c.finishReserve,
+			second: c.gather,
 		}
-		overlap := c.p.peek() != staged
-		task := c.startPut(ctx, staged, !overlap)
-		var next *slotSet
-		if overlap {
-			next, err = c.stageNext(ctx)
-		}
-		if perr := c.finishPut(staged, task); err == nil {
-			err = perr
-		}
-		if err == nil && !overlap {
-			next, err = c.stageNext(ctx)
-		}
-		staged = next
 	}
-	return err
+	return path{
+		start:  func() (*setWork, error) { return c.stageNext(ctx) },
+		finish: c.waitStaged,
+		second: func(w *setWork) error { return c.startPut(ctx, w) },
+		done:   c.finishPut,
+	}
 }
 
-// stageNext queues the gather of the next batch of pages still absent
-// (SkipExisting) into a free buffer; nil when no page is left.
-func (c *saveCall) stageNext(ctx context.Context) (*slotSet, error) {
+// stageNext queues the gather of the next set of pages still absent
+// (SkipExisting) into a free staging buffer, one page after the other;
+// nil when no page is left.
+func (c *saveCall) stageNext(ctx context.Context) (*setWork, error) {
 	l := c.s.lane
 	none := make([]bool, len(c.jobs))
+	most := l.setPagesFor(len(c.items))
 	for {
-		batch := l.nextBatch(c.items, &c.next, none)
+		batch := l.nextBatch(c.items, &c.next, none, most)
 		if len(batch) == 0 {
 			return nil, nil
 		}
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if l.o.SkipExisting {
-			var err error
-			batch, err = c.dropExisting(ctx, batch)
-			c.calls++
-			c.p.clk.lap(stats.PhaseResolve)
-			if err != nil {
-				return nil, err
-			}
-			if len(batch) == 0 {
-				continue
-			}
-		}
-		set, err := c.p.acquire()
+		batch, err := c.dropExisting(ctx, batch)
 		if err != nil {
 			return nil, err
 		}
-		l.describe(batch, cuda.DeviceToHost, l.slotPtr(set))
+		if len(batch) == 0 {
+			continue
+		}
+		s, err := c.p.acquire()
+		if err != nil {
+			return nil, err
+		}
+		s.items = append(s.items[:0], batch...)
+		d := s.scratch
+		d.place(s.items)
+		for i := range s.items {
+			d.ptrs[i] = l.stage.ptr(s.buffer, d.offs[i])
+		}
+		d.describe(s.items, 0, len(s.items), cuda.DeviceToHost, func(int) bool { return true })
 		c.p.clk.lap(stats.PhaseDescribe)
-		set.items = append(set.items[:0], batch...)
-		return set, c.p.submit(set, cuda.DeviceToHost, l.copies, stats.PhaseStage)
+		return &setWork{set: s}, c.p.submit(s, cuda.DeviceToHost, d.all(len(s.items)), stats.PhaseStage)
 	}
 }
 
-// dropExisting asks Exist for the batch's keys and returns the pages
-// absent (or whose probe failed: the put decides for those).
+// dropExisting, with SkipExisting, asks Exist for the keys of batch, one
+// call per Slots pages, and returns the pages absent (or whose probe
+// failed: the put decides for those); without, it returns batch.
 func (c *saveCall) dropExisting(ctx context.Context, batch []pageItem) ([]pageItem, error) {
 	l := c.s.lane
-	keys := l.keys[:len(batch)]
-	for i, it := range batch {
-		keys[i] = it.key
+	if !l.o.SkipExisting {
+		return batch, nil
 	}
-	status := make([]int, len(batch))
-	if err := l.o.Pool.Exist(ctx, keys, status); err != nil {
-		return nil, fmt.Errorf("pool exist of %d pages: %w", len(batch), err)
-	}
+	defer c.p.clk.lap(stats.PhaseResolve)
 	out := batch[:0]
-	for i, it := range batch {
-		if status[i] == 1 {
-			c.results[it.job].Existing++
-			continue
+	status := make([]int, l.geo.Slots)
+	for lo := 0; lo < len(batch); lo += l.geo.Slots {
+		chunk := batch[lo:min(lo+l.geo.Slots, len(batch))]
+		keys := l.keys[:len(chunk)]
+		for i, it := range chunk {
+			keys[i] = it.key
 		}
-		out = append(out, it)
+		c.calls++
+		if err := l.o.Pool.Exist(ctx, keys, status[:len(chunk)]); err != nil {
+			return nil, fmt.Errorf("pool exist of %d pages: %w", len(chunk), err)
+		}
+		for i, it := range chunk {
+			if status[i] == 1 {
+				c.results[it.job].Existing++
+				continue
+			}
+			out = append(out, it)
+		}
 	}
 	return out, nil
 }
 
-// startPut starts the puts of set's gathered pages (inline: the first
-// call on this goroutine).
-func (c *saveCall) startPut(ctx context.Context, set *slotSet, inline bool) *fanTask {
-	l := c.s.lane
-	batch := set.items
-	items := l.puts[:len(batch)]
-	for i, it := range batch {
-		items[i] = pool.PutItem{Key: it.key, Value: l.stage.slot(set.buffer, i, it.bytes), Options: c.jobs[it.job].Options}
-	}
-	return l.fan.put(ctx, l.o.Pool, items, l.codes[:len(batch)], batchBytes(batch), inline)
-}
+// waitStaged waits for the gather of set w (charged to sync).
+func (c *saveCall) waitStaged(w *setWork) error { return c.p.wait(w.set) }
 
-// finishPut waits for set's puts and counts their answers.
-func (c *saveCall) finishPut(set *slotSet, task *fanTask) error {
-	l := c.s.lane
-	calls, cpu, err := task.wait()
-	c.calls += int64(calls)
-	c.p.clk.lap(stats.PhasePut)
-	c.p.clk.addCPU(stats.PhasePut, cpu)
-	clear(l.puts[:len(set.items)])
-	if err != nil {
-		return fmt.Errorf("pool put of %d pages: %w", len(set.items), err)
-	}
-	c.count(set.items, l.codes[:len(set.items)])
+// startPut posts the puts of set w's gathered pages to the crew, in store
+// calls of callPages pages.
+func (c *saveCall) startPut(ctx context.Context, w *setWork) error {
+	l, s := c.s.lane, w.set
+	d, k := s.scratch, len(s.items)
+	w.chunk = l.callPages(k)
+	w.task = chunkCalls(l.crew, k, w.chunk, func(_, lo, hi int) error {
+		for i := lo; i < hi; i++ {
+			it := s.items[i]
+			d.items[i] = pool.PutItem{Key: it.key, Value: l.stage.bytes(s.buffer, d.offs[i], it.bytes), Options: c.jobs[it.job].Options}
+		}
+		err := l.o.Pool.Put(ctx, d.items[lo:hi], d.codes[lo:hi])
+		clear(d.items[lo:hi])
+		return err
+	})
 	return nil
 }
 
-// count adds a batch's put answers to the jobs' results.
+// finishPut waits for set w's puts and counts their answers.
+func (c *saveCall) finishPut(w *setWork) error {
+	w.wait()
+	c.calls += int64(w.calls)
+	c.p.clk.lap(stats.PhasePut)
+	c.p.clk.addCPU(stats.PhasePut, w.cpu)
+	k := len(w.set.items)
+	if w.err != nil {
+		return fmt.Errorf("pool put of %d pages: %w", k, w.err)
+	}
+	c.count(w.set.items, w.set.scratch.codes[:k])
+	return nil
+}
+
+// count adds a set's put answers to the jobs' results.
 func (c *saveCall) count(batch []pageItem, codes []pool.Code) {
 	for i, code := range codes {
 		r := &c.results[batch[i].job]

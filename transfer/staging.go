@@ -6,37 +6,39 @@ import (
 	"github.com/kvctl/kvctl/cuda"
 )
 
-// staging is pinned host memory cut into buffers of equal slots, one page
-// per slot: slot i of buffer b is slot b*slots+i of the allocation.
+// staging is pinned host memory cut into buffers of equal size, one per
+// set in flight; a set's pages lie in its buffer one after the other, so
+// that the buffer's used part is one contiguous run (one copy-engine copy
+// in kernel mode).
 type staging struct {
-	mem       *cuda.HostMem
-	buffers   int
-	slots     int
-	slotBytes int64
+	mem         *cuda.HostMem
+	buffers     int
+	bufferBytes int64
 }
 
-// newStaging allocates g.Buffers buffers of g.Slots slots and touches
-// every page of them, so that no first-touch fault lands in a timed
-// transfer (pinned memory is resident already; emulated memory is not).
+// newStaging allocates g.Buffers buffers of g.AllocBytes bytes and
+// touches every page of them, so that no first-touch fault lands in a
+// timed transfer (pinned memory is resident already; emulated memory is
+// not).
 func newStaging(dev cuda.Device, g Geometry) (*staging, error) {
 	buffers := max(1, g.Buffers)
 	mem, err := dev.AllocHost(g.AllocBytes() * int64(buffers))
 	if err != nil {
-		return nil, fmt.Errorf("staging of %d buffers of %d slots of %d bytes: %w", buffers, g.Slots, g.SlotBytes, err)
+		return nil, fmt.Errorf("staging of %d buffers of %d pages of %d bytes: %w", buffers, max(g.SetPages, g.Slots), g.SlotBytes, err)
 	}
 	clear(mem.Bytes())
-	return &staging{mem: mem, buffers: buffers, slots: g.Slots, slotBytes: g.SlotBytes}, nil
+	return &staging{mem: mem, buffers: buffers, bufferBytes: g.AllocBytes()}, nil
 }
 
-// slot returns the first n bytes of slot i of buffer b.
-func (s *staging) slot(b, i int, n int64) []byte {
-	off := int64(b*s.slots+i) * s.slotBytes
-	return s.mem.Bytes()[off : off+n : off+n]
+// bytes returns the n bytes at offset off of buffer b.
+func (s *staging) bytes(b int, off, n int64) []byte {
+	at := int64(b)*s.bufferBytes + off
+	return s.mem.Bytes()[at : at+n : at+n]
 }
 
-// ptr returns the device address of slot i of buffer b.
-func (s *staging) ptr(b, i int) cuda.DevPtr {
-	return s.mem.Ptr().Add(int64(b*s.slots+i) * s.slotBytes)
+// ptr returns the device address of offset off of buffer b.
+func (s *staging) ptr(b int, off int64) cuda.DevPtr {
+	return s.mem.Ptr().Add(int64(b)*s.bufferBytes + off)
 }
 
 func (s *staging) close() error {
@@ -46,7 +48,7 @@ func (s *staging) close() error {
 	return s.mem.Close()
 }
 
-// stagingBuffers is how many buffers of g's slots a lane uses: the number
+// stagingBuffers is how many buffers of g's sets a lane uses: the number
 // asked for, reduced to what budget holds, at least 1.
 func stagingBuffers(want int, g Geometry, budget int64) int {
 	fit := budget / max(g.AllocBytes(), 1)

@@ -154,6 +154,14 @@ func (c *phaseClock) addCPU(p stats.Phase, d time.Duration) {
 
 // threadCPU is the calling OS thread's CPU time (stats.ThreadCPU), 0
 // where it is not measured.
+// cpuClock is threadCPU when measuring, else nil (a crew's clock).
+func cpuClock(measure bool) func() time.Duration {
+	if measure {
+		return threadCPU
+	}
+	return nil
+}
+
 func threadCPU() time.Duration {
 	cpu, _ := stats.ThreadCPU()
 	return cpu

@@ -1,4 +1,7 @@
-package transfer
+// Package crew keeps helper goroutines that take the chunks of a task as
+// soon as it is posted: the helper pool of package transfer, which runs a
+// set's store calls on it.
+package crew
 
 import (
 	"errors"
@@ -9,16 +12,16 @@ import (
 )
 
 const (
-	// crewPark is how long a crew helper spins without work before it
+	// DefaultPark is how long a helper spins without work before it
 	// parks until the next task.
-	crewPark = time.Millisecond
-	// crewSpinCheck is how many empty spins a helper makes between two
+	DefaultPark = time.Millisecond
+	// spinCheck is how many empty spins a helper makes between two
 	// looks at the clock (and yields of its processor).
-	crewSpinCheck = 256
+	spinCheck = 256
 )
 
-// crew is a lane's helpers: goroutines that take the chunks of each
-// task (a batch's or a direct set's store calls) as soon as it is posted.
+// Crew is a set of helpers: goroutines that take the chunks of each
+// task (a transfer set's store calls) as soon as it is posted.
 // Starting goroutines per task instead leaves them waiting for idle
 // threads to wake, which took a median of 134 µs per goroutine on the
 // H200 virtual machine, longer than a 4 KiB set's store calls.
@@ -30,24 +33,25 @@ const (
 // them. Post wakes the parked helpers the task needs. Only one task runs
 // at a time: post waits for nothing, but a task must be waited for before
 // the next is posted.
-type crew struct {
-	park    time.Duration
-	measure bool // sum the thread CPU time of the chunks helpers run
-	task    atomic.Pointer[crewTask]
-	helpers []*crewHelper
+type Crew struct {
+	park time.Duration
+	// cpu reads the calling thread's CPU time; nil: not measured.
+	cpu     func() time.Duration
+	task    atomic.Pointer[Task]
+	helpers []*helper
 	stop    chan struct{}
 	wg      sync.WaitGroup
 }
 
-// crewHelper is one helper's parking place.
-type crewHelper struct {
+// helper is one helper's parking place.
+type helper struct {
 	parked atomic.Bool
 	wake   chan struct{}
 }
 
-// crewTask is n chunks of work, fn(0) .. fn(n-1), taken in order by the
+// Task is n chunks of work, fn(0) .. fn(n-1), taken in order by the
 // crew's helpers and the goroutine that waits for it.
-type crewTask struct {
+type Task struct {
 	n    int
 	fn   func(j int) error
 	next atomic.Int64 // the next chunk to take
@@ -56,30 +60,31 @@ type crewTask struct {
 	errs []error
 }
 
-// newCrew starts helpers goroutines (none when helpers < 1) that park
-// after park without work (crewPark); with measure each helper keeps its
-// thread and the CPU time of its chunks is summed per task.
-func newCrew(helpers int, park time.Duration, measure bool) *crew {
-	c := &crew{park: park, measure: measure, stop: make(chan struct{})}
+// New starts helpers goroutines (none when helpers < 1) that park after
+// park without work (DefaultPark); with a cpu clock (the calling thread's
+// CPU time) each helper keeps its thread and the CPU time of its chunks
+// is summed per task (Task.CPU).
+func New(helpers int, park time.Duration, cpu func() time.Duration) *Crew {
+	c := &Crew{park: park, cpu: cpu, stop: make(chan struct{})}
 	for i := range max(0, helpers) {
-		h := &crewHelper{wake: make(chan struct{}, 1)}
+		h := &helper{wake: make(chan struct{}, 1)}
 		c.helpers = append(c.helpers, h)
 		c.wg.Go(func() { c.help(i, h) })
 	}
 	return c
 }
 
-// close stops the helpers and waits for them; the last task must have
+// Close stops the helpers and waits for them; the last task must have
 // been waited for.
-func (c *crew) close() {
+func (c *Crew) Close() {
 	close(c.stop)
 	c.wg.Wait()
 }
 
-// post starts a task of n chunks, wakes the parked helpers it needs and
-// returns at once; wait for it with crewTask.wait, which also runs chunks.
-func (c *crew) post(n int, fn func(j int) error) *crewTask {
-	t := &crewTask{n: n, fn: fn, errs: make([]error, n)}
+// Post starts a task of n chunks, wakes the parked helpers it needs and
+// returns at once; wait for it with Task.Wait, which also runs chunks.
+func (c *Crew) Post(n int, fn func(j int) error) *Task {
+	t := &Task{n: n, fn: fn, errs: make([]error, n)}
 	t.left.Store(int64(n))
 	c.task.Store(t)
 	for _, h := range c.helpers[:min(max(0, n-1), len(c.helpers))] {
@@ -94,25 +99,25 @@ func (c *crew) post(n int, fn func(j int) error) *crewTask {
 }
 
 // wanted says whether helper i has chunks of the current task to take.
-func (c *crew) wanted(i int) (*crewTask, bool) {
+func (c *Crew) wanted(i int) (*Task, bool) {
 	t := c.task.Load()
 	return t, t != nil && i < t.n-1 && t.next.Load() < int64(t.n)
 }
 
 // help is helper i: it takes chunks of the tasks that need it until the
 // crew stops.
-func (c *crew) help(i int, h *crewHelper) {
-	if c.measure {
+func (c *Crew) help(i int, h *helper) {
+	if c.cpu != nil {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
 	}
 	idleSince := time.Now()
 	for spins := 1; ; spins++ {
-		if t, ok := c.wanted(i); ok && t.runNext(c.measure) {
+		if t, ok := c.wanted(i); ok && t.runNext(c.cpu) {
 			spins, idleSince = 0, time.Time{}
 			continue
 		}
-		if spins%crewSpinCheck != 0 {
+		if spins%spinCheck != 0 {
 			continue
 		}
 		if idleSince.IsZero() {
@@ -131,7 +136,7 @@ func (c *crew) help(i int, h *crewHelper) {
 
 // sleep parks helper i until a task needs it (true) or the crew stops
 // (false).
-func (c *crew) sleep(i int, h *crewHelper) bool {
+func (c *Crew) sleep(i int, h *helper) bool {
 	h.parked.Store(true)
 	defer h.parked.Store(false)
 	if _, ok := c.wanted(i); ok {
@@ -146,8 +151,8 @@ func (c *crew) sleep(i int, h *crewHelper) bool {
 }
 
 // runNext runs the next chunk not taken yet, adding its thread CPU time
-// to t.cpu with measure; false when none is left.
-func (t *crewTask) runNext(measure bool) bool {
+// to t.cpu when clock is given; false when none is left.
+func (t *Task) runNext(clock func() time.Duration) bool {
 	if t.next.Load() >= int64(t.n) {
 		return false // no write: idle helpers spin on this line
 	}
@@ -156,32 +161,36 @@ func (t *crewTask) runNext(measure bool) bool {
 		return false
 	}
 	var start time.Duration
-	if measure {
-		start = threadCPU()
+	if clock != nil {
+		start = clock()
 	}
 	t.errs[j] = t.fn(int(j))
-	if measure {
-		t.cpu.Add(int64(threadCPU() - start))
+	if clock != nil {
+		t.cpu.Add(int64(clock() - start))
 	}
 	t.left.Add(-1)
 	return true
 }
 
 // runAll runs chunks on the calling goroutine until none is left to take.
-func (t *crewTask) runAll() {
-	for t.runNext(false) {
+func (t *Task) runAll() {
+	for t.runNext(nil) {
 	}
 }
 
-// wait runs chunks until none is left to take, then spins until the
+// Wait runs chunks until none is left to take, then spins until the
 // helpers finished theirs, and returns the number of chunks and their
 // errors joined.
-func (t *crewTask) wait() (int, error) {
+func (t *Task) Wait() (int, error) {
 	t.runAll()
 	for spins := 1; t.left.Load() > 0; spins++ {
-		if spins%crewSpinCheck == 0 {
+		if spins%spinCheck == 0 {
 			runtime.Gosched()
 		}
 	}
 	return t.n, errors.Join(t.errs...)
 }
+
+// CPU is the thread CPU time of the chunks the helpers ran (not those of
+// the waiting goroutine), when the crew measures it; read it after Wait.
+func (t *Task) CPU() time.Duration { return time.Duration(t.cpu.Load()) }

@@ -1,4 +1,4 @@
-package transfer
+package crew
 
 import (
 	"errors"
@@ -9,14 +9,14 @@ import (
 
 func TestCrewRunsEveryChunkOnce(t *testing.T) {
 	for _, helpers := range []int{0, 1, 3} {
-		c := newCrew(helpers, crewPark, helpers == 1)
+		c := New(helpers, DefaultPark, clockIf(helpers == 1))
 		for round := range 20 {
 			const n = 97
 			var runs [n]atomic.Int32
-			task := c.post(n, func(j int) error { runs[j].Add(1); return nil })
-			got, err := task.wait()
+			task := c.Post(n, func(j int) error { runs[j].Add(1); return nil })
+			got, err := task.Wait()
 			if got != n || err != nil {
-				t.Fatalf("helpers %d round %d: wait() = %d, %v, want %d, nil", helpers, round, got, err, n)
+				t.Fatalf("helpers %d round %d: Wait() = %d, %v, want %d, nil", helpers, round, got, err, n)
 			}
 			for j := range runs {
 				if r := runs[j].Load(); r != 1 {
@@ -24,25 +24,25 @@ func TestCrewRunsEveryChunkOnce(t *testing.T) {
 				}
 			}
 		}
-		c.close()
+		c.Close()
 	}
 }
 
 func TestCrewJoinsErrors(t *testing.T) {
-	c := newCrew(2, crewPark, true)
-	defer c.close()
+	c := New(2, DefaultPark, fakeClock)
+	defer c.Close()
 	bad := errors.New("chunk 3 failed")
-	task := c.post(8, func(j int) error {
+	task := c.Post(8, func(j int) error {
 		if j == 3 {
 			return bad
 		}
 		return nil
 	})
-	if n, err := task.wait(); n != 8 || !errors.Is(err, bad) {
-		t.Errorf("wait() = %d, %v, want 8 and the chunk's error", n, err)
+	if n, err := task.Wait(); n != 8 || !errors.Is(err, bad) {
+		t.Errorf("Wait() = %d, %v, want 8 and the chunk's error", n, err)
 	}
-	if n, err := c.post(0, func(int) error { return bad }).wait(); n != 0 || err != nil {
-		t.Errorf("wait() of an empty task = %d, %v, want 0, nil", n, err)
+	if n, err := c.Post(0, func(int) error { return bad }).Wait(); n != 0 || err != nil {
+		t.Errorf("Wait() of an empty task = %d, %v, want 0, nil", n, err)
 	}
 }
 
@@ -51,8 +51,8 @@ func TestCrewJoinsErrors(t *testing.T) {
 // at once (each blocks until all three started), so helpers 0 and 1 took
 // two of them, while helper 2, not needed, stays parked.
 func TestCrewWakesParkedHelpers(t *testing.T) {
-	c := newCrew(3, time.Microsecond, false)
-	defer c.close()
+	c := New(3, time.Microsecond, nil)
+	defer c.Close()
 	deadline := time.Now().Add(5 * time.Second)
 	for !c.helpers[0].parked.Load() || !c.helpers[1].parked.Load() || !c.helpers[2].parked.Load() {
 		if time.Now().After(deadline) {
@@ -62,17 +62,30 @@ func TestCrewWakesParkedHelpers(t *testing.T) {
 	}
 	release := make(chan struct{})
 	var others atomic.Int32
-	task := c.post(3, func(j int) error {
+	task := c.Post(3, func(j int) error {
 		if others.Add(1) == 3 {
 			close(release)
 		}
 		<-release // every chunk blocks until all three have started
 		return nil
 	})
-	if n, err := task.wait(); n != 3 || err != nil {
-		t.Errorf("wait() = %d, %v, want 3, nil", n, err)
+	if n, err := task.Wait(); n != 3 || err != nil {
+		t.Errorf("Wait() = %d, %v, want 3, nil", n, err)
 	}
 	if !c.helpers[2].parked.Load() {
 		t.Error("helper 2 woke for a task of 3 chunks, want it parked")
 	}
+}
+
+// fakeClock is a thread CPU clock that only advances.
+var fakeTicks atomic.Int64
+
+func fakeClock() time.Duration { return time.Duration(fakeTicks.Add(1)) }
+
+// clockIf is fakeClock when measuring, else nil.
+func clockIf(measure bool) func() time.Duration {
+	if measure {
+		return fakeClock
+	}
+	return nil
 }

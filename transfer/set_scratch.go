@@ -1,0 +1,94 @@
+package transfer
+
+import (
+	"github.com/kvctl/kvctl/cuda"
+	"github.com/kvctl/kvctl/pool"
+)
+
+// setScratch is one set's arguments and answers of its store calls, so
+// that the calls of the next set can run while this set's copies are
+// described and queued. It grows with the sets it holds, up to most
+// pages.
+type setScratch struct {
+	most, regions int
+
+	keys  []string
+	items []pool.PutItem
+	// vals are the pages' bytes the store calls read or write: views
+	// (direct loads), places (direct saves) or staging (staged).
+	vals  [][]byte
+	codes []pool.Code
+	// n are a staged load's Get sizes; offs the pages' offsets in the
+	// set's staging buffer (staged).
+	n    []int64
+	offs []int64
+	ptrs []cuda.DevPtr
+	// copies are the set's copies, described by the goroutines of its
+	// store calls: item i's are copies[ends[i-1]:ends[i]].
+	copies []cuda.Copy
+	ends   []int
+	// short flags the set's store calls with a page not found whole
+	// (loads) or not reserved (direct saves).
+	short []bool
+	// gathers are a direct save set's copies of the pages reserved.
+	gathers []cuda.Copy
+}
+
+// newSetScratch is the empty scratch of a set of up to most pages of up
+// to regions regions each.
+func newSetScratch(most, regions int) *setScratch {
+	return &setScratch{most: most, regions: regions}
+}
+
+// fit makes d hold n pages, doubling its room (up to most pages) when it
+// must grow, so that small calls keep small scratch.
+func (d *setScratch) fit(n int) {
+	if n <= len(d.keys) {
+		return
+	}
+	n = max(n, min(2*len(d.keys), d.most))
+	d.keys, d.items, d.vals = make([]string, n), make([]pool.PutItem, n), make([][]byte, n)
+	d.codes, d.n, d.offs, d.ptrs = make([]pool.Code, n), make([]int64, n), make([]int64, n), make([]cuda.DevPtr, n)
+	d.copies, d.ends, d.short = make([]cuda.Copy, n*d.regions), make([]int, n), make([]bool, n)
+}
+
+// place makes room for items and records where each of their copies go
+// in d.copies, and where each page lies in a staging buffer (one after
+// the other).
+func (d *setScratch) place(items []pageItem) {
+	d.fit(len(items))
+	end, off := 0, int64(0)
+	for i, it := range items {
+		end += it.regions()
+		d.ends[i], d.offs[i] = end, off
+		off += it.bytes
+	}
+}
+
+// describe writes the copies of items[lo:hi] whose places (d.ptrs) are
+// known and for which ok says so, for kind.
+func (d *setScratch) describe(items []pageItem, lo, hi int, kind cuda.CopyKind, ok func(i int) bool) {
+	for i := lo; i < hi; i++ {
+		if d.ptrs[i] != 0 && ok(i) {
+			describePage(d.copies[d.ends[i]-items[i].regions():d.ends[i]], items[i], d.ptrs[i], kind)
+		}
+	}
+}
+
+// all is every copy of the set's k pages.
+func (d *setScratch) all(k int) []cuda.Copy { return d.copies[:d.ends[k-1]] }
+
+// kept compacts the set's copies to those of the items keep accepts.
+func (d *setScratch) kept(k int, keep func(i int) bool) []cuda.Copy {
+	return compactCopies(d.copies, d.ends[:k], keep)
+}
+
+// shortCalls says whether any of the first calls store calls was flagged.
+func (d *setScratch) shortCalls(calls int) bool {
+	for _, s := range d.short[:calls] {
+		if s {
+			return true
+		}
+	}
+	return false
+}
