@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"context"
+	"encoding/json"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -68,4 +70,62 @@ func keysFlagsInRange(tpb, lookahead, tp, rank int64, lora, bytes string) bool {
 	return tpb >= 1 && tpb <= keys.MaxTokensPerBlock &&
 		lookahead >= 0 && lookahead <= keys.MaxLookahead &&
 		tp >= 1 && tp <= keys.MaxWorld && rank >= 0 && rank < tp
+}
+
+// FuzzKeysFlagsAndConfigs feeds the flags and both configuration files
+// (the TensorRT-LLM YAML and the Mooncake JSON) together, as a user
+// combines them: whatever they hold, keys answers within a bound with exit
+// 0 or 2, and with exit 0 its JSON is whole.
+func FuzzKeysFlagsAndConfigs(f *testing.F) {
+	f.Add("kv_cache_config:\n  tokens_per_block: 16\n", `{"namespace": "ns", "model_key": "m"}`, "32", "0")
+	f.Add("enable_attention_dp: true\nspeculative_config:\n  decoding_type: MTP\n  max_draft_len: 3\n", `{"namespace": null}`, "", "1")
+	f.Add("kv_cache_config: {tokens_per_blok: 16}\n", `{"model_key": 7}`, "16", "-1")
+	f.Add("kv_cache_config:\n  tokens_per_block: 2305843009213693952\n", `{"namespace": ""`, "0x20", "1024")
+	f.Add(": [\n", "[]", "", "")
+	f.Fuzz(func(t *testing.T, yaml, mooncakeJSON, tpb, lookahead string) {
+		dir := t.TempDir()
+		llm, mc := dir+"/llm.yaml", dir+"/mooncake.json"
+		if err := os.WriteFile(llm, []byte(yaml), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(mc, []byte(mooncakeJSON), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		args := []string{"keys", "--tokens", "-", "--llm-config", llm, "--mooncake-config", mc, "-o", "json"}
+		if tpb != "" {
+			args = append(args, "--tokens-per-block="+tpb)
+		}
+		if lookahead != "" {
+			args = append(args, "--lookahead="+lookahead)
+		}
+		code, out := runWithinOut(t, 30*time.Second, args)
+		if code != ExitOK && code != ExitUsage {
+			t.Fatalf("run(%q) with %q and %q = %d, want %d or %d", args, yaml, mooncakeJSON, code, ExitOK, ExitUsage)
+		}
+		if code == ExitOK && !json.Valid([]byte(out)) {
+			t.Fatalf("run(%q) = 0 with output that is not JSON: %q", args, out)
+		}
+	})
+}
+
+// runWithinOut is runWithin that also returns stdout.
+func runWithinOut(t *testing.T, limit time.Duration, args []string) (int, string) {
+	t.Helper()
+	type result struct {
+		code int
+		out  string
+	}
+	done := make(chan result, 1)
+	go func() {
+		ios, out, _ := NewTestIOStreams("[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17]")
+		code := run(context.Background(), ios, args)
+		done <- result{code, out.String()}
+	}()
+	select {
+	case r := <-done:
+		return r.code, r.out
+	case <-time.After(limit):
+		t.Fatalf("run(%q) did not return within %v", args, limit)
+		return 0, ""
+	}
 }
