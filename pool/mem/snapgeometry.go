@@ -17,7 +17,7 @@ var geometryParams = []string{"capacity", "segments", "arena", "metadata_only"}
 
 // adoptSnapshotGeometry sets opts' capacity, segments, arena size and mode
 // from the header of the snapshot opts names, when the URL's query q sets
-// none of them and the file exists, so that mem://?snapshot=PATH opens
+// none of them and the file's header reads, so that mem://?snapshot=PATH opens
 // whatever pool saved PATH. A URL that sets any of them keeps its own, and
 // a mismatch is refused when the file loads.
 func adoptSnapshotGeometry(opts *Options, q url.Values) error {
@@ -30,11 +30,10 @@ func adoptSnapshotGeometry(opts *Options, q url.Values) error {
 		}
 	}
 	g, err := readSnapshotGeometry(opts.SnapshotPath)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
 	if err != nil {
-		return fmt.Errorf("reading snapshot %q: %w", opts.SnapshotPath, err)
+		// Absent: a new pool. Unreadable or not a snapshot: the URL is
+		// still well formed; loading the file says what is wrong with it.
+		return nil
 	}
 	opts.Capacity, opts.Segments, opts.ArenaSize, opts.MetadataOnly = g.capacity, g.segments, g.arena, g.metadataOnly
 	return nil
