@@ -47,13 +47,21 @@ func (o *serveOptions) config(c *cobra.Command, ios *IOStreams, g *globalOptions
 		}
 	}
 	if o.Trace == "" && o.Synthetic == "" {
-		if o.WriteRequests != "" {
-			return cfg, nil, usagef("--write-requests is for a replay: give --trace FILE or --synthetic SPEC")
-		}
-		return cfg, nil, nil
+		return cfg, nil, o.checkLive(cfg)
 	}
 	src, err := o.source()
 	return cfg, src, err
+}
+
+// checkLive refuses, for the HTTP front, the flags of a replay.
+func (o *serveOptions) checkLive(cfg engine.Config) error {
+	if o.WriteRequests != "" {
+		return usagef("--write-requests is for a replay: give --trace FILE or --synthetic SPEC")
+	}
+	if cfg.Concurrency != 0 {
+		return usagef("--concurrency is for a replay: give --trace FILE or --synthetic SPEC (HTTP clients bring their own)")
+	}
+	return nil
 }
 
 // checkAddr refuses --addr given with a replay, which listens on nothing,

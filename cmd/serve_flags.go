@@ -27,6 +27,8 @@ func (o *serveOptions) registerEngine(fs *pflag.FlagSet) {
 	fs.StringVar(&cfg.Draft.Kind, "draft", "", "speculative prefill with a one-model draft: mtp, mtp-eagle or eagle3 (context-only requests)")
 	fs.IntVar(&cfg.Draft.MaxLen, "max-draft-len", 0, "max_draft_len of --draft")
 
+	fs.IntVar(&cfg.Concurrency, "concurrency", 0, "replay closed loop: this many clients, each sending its next request when its last one finished (0: open loop, at the arrival times)")
+	fs.StringVar((*string)(&cfg.Routing), "adp-routing", string(engine.RouteLeastLoaded), "attention-DP routing: least-loaded (fewest in flight), round-robin, kv-aware (most local reuse) or work-aware (least uncached prefill)")
 	fs.IntVar(&s.MaxBatchSize, "max-batch-size", engine.DefaultMaxBatchSize, "max_batch_size: requests per iteration")
 	fs.IntVar(&s.MaxNumTokens, "max-num-tokens", engine.DefaultMaxNumTokens, "max_num_tokens: token budget per iteration")
 	fs.StringVar(&o.AdmissionQuery, "admission-query", "", "admission query: max_uncharged_parks=N,max_offer_deferrals=M")

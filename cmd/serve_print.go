@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/kvctl/kvctl/engine"
 	"github.com/kvctl/kvctl/size"
@@ -30,9 +32,50 @@ func printServeReport(ios *IOStreams, g *globalOptions, r engine.Report) error {
 		size.Human(r.Pool.UsedBytes), capacityText(r.Pool.Backend, r.Pool.CapacityBytes), r.Pool.EvictedKeys))
 	tp.addRow("prefix holes", fmt.Sprintf("%d holes, %d blocks behind a hole", r.PrefixHoles.Holes, r.PrefixHoles.BehindHoleBlocks))
 	tp.addRow("load", fmt.Sprintf("%d pages in %d store calls, %s, %d failed", r.Load.Pages, r.Load.StoreCalls, size.Human(r.Load.Bytes), r.Load.FailedPages))
+	if r.AttentionDP > 0 {
+		tp.addRow("attention DP", attentionDPText(r))
+	}
 	if r.PoolCallFailures > 0 {
 		tp.addRow("pool call failures", fmt.Sprintf("%d, the first at %.0f ms (request %d)", r.PoolCallFailures,
 			*r.FirstPoolFailureAtMS, *r.FirstPoolFailureRequest))
 	}
+	if err := tp.render(); err != nil {
+		return err
+	}
+	fmt.Fprintln(ios.Out)
+	return printServePerformance(ios, r)
+}
+
+// printServePerformance prints the report's serving-benchmark table:
+// load, throughput, latency percentiles (modelled) and prefix hit rate.
+func printServePerformance(ios *IOStreams, r engine.Report) error {
+	load := "open loop"
+	if r.Concurrency > 0 {
+		load = fmt.Sprintf("%d clients", r.Concurrency)
+	}
+	tp := newTablePrinter(ios, "load", "requests/s", "output tokens/s", "TTFT ms p50/p90/p99", "ITL ms p50/p90/p99", "hit rate")
+	tp.addRow(load, fmt.Sprintf("%.2f", r.RequestsPerS), fmt.Sprintf("%.1f", r.OutputTokensPerS),
+		fmt.Sprintf("%.1f / %.1f / %.1f", r.TTFTMS.P50, r.TTFTMS.P90, r.TTFTMS.P99),
+		fmt.Sprintf("%.2f / %.2f / %.2f", r.ITLMS.P50, r.ITLMS.P90, r.ITLMS.P99), fmt.Sprintf("%.2f%%", 100*r.HitRate))
 	return tp.render()
+}
+
+// attentionDPText spells the owners, the routing, and how the requests
+// and prefill were shared.
+func attentionDPText(r engine.Report) string {
+	s := fmt.Sprintf("%d owners, %s routing; requests %s; prefill tokens %s", r.AttentionDP, r.ADPRouting,
+		joinInts(r.OwnerRequests), joinInts(r.OwnerPrefillTokens))
+	if b := r.PrefillPerPass; b != nil {
+		s += fmt.Sprintf("; per pass max/mean %.0f/%.0f (%.2f)", b.Max, b.Mean, b.Imbalance)
+	}
+	return s
+}
+
+// joinInts spells xs as "a/b/c".
+func joinInts(xs []int64) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = strconv.FormatInt(x, 10)
+	}
+	return strings.Join(parts, "/")
 }

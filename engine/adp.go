@@ -11,14 +11,14 @@ import (
 // cache, scheduler queues, batch and connector halves (its own scheduler
 // half and worker); they share the pool, the key space (w1r0: every owner
 // keys whole pages), the virtual clock and the report. A router places
-// each arriving request on the owner with the fewest requests in flight
-// (waiting, running or parked; round robin on a tie). The owners run
-// each pass in lock step, one after the other on one goroutine, so a run
-// is deterministic; the pass costs the slowest owner's time.
+// each arriving request on an owner by Config.Routing (route). The owners
+// run each pass in lock step, one after the other on one goroutine, so a
+// run is deterministic; the pass costs the slowest owner's time.
 type cluster struct {
-	owners []*engine
-	placed []int64 // requests routed to each owner
-	last   int     // the owner picked last
+	owners  []*engine
+	routing Routing
+	placed  []int64 // requests routed to each owner
+	last    int     // the owner picked last
 }
 
 func newCluster(cfg Config) (*cluster, error) {
@@ -28,7 +28,7 @@ func newCluster(cfg Config) (*cluster, error) {
 	}
 	out := newOutcome(cfg)
 	n := max(1, cfg.AttentionDP)
-	c := &cluster{placed: make([]int64, n), last: n - 1}
+	c := &cluster{routing: cfg.Routing, placed: make([]int64, n), last: n - 1}
 	for i := range c.placed {
 		e, err := newOwner(cfg, out, i)
 		if err != nil {
@@ -37,23 +37,6 @@ func newCluster(cfg Config) (*cluster, error) {
 		c.owners = append(c.owners, e)
 	}
 	return c, nil
-}
-
-// route picks the owner of the next request: the fewest in flight, ties
-// going round robin from the owner after the last one picked.
-func (c *cluster) route() *engine {
-	best, load := 0, -1
-	for k := range c.owners {
-		i := (c.last + 1 + k) % len(c.owners)
-		e := c.owners[i]
-		n := e.waiting.len() + len(e.running) + len(e.async.parked)
-		if load < 0 || n < load {
-			best, load = i, n
-		}
-	}
-	c.last = best
-	c.placed[best]++
-	return c.owners[best]
 }
 
 // idle reports whether no owner has work: nothing waiting, running,
@@ -80,8 +63,10 @@ func (c *cluster) report(ctx context.Context, wall time.Duration) Report {
 		}
 	}
 	if len(c.owners) > 1 {
-		rep.AttentionDP = len(c.owners)
+		rep.AttentionDP, rep.ADPRouting = len(c.owners), c.routing
 		rep.OwnerRequests = c.placed
+		rep.OwnerPrefillTokens = c.owners[0].balance.perOwner
+		rep.PrefillPerPass = c.owners[0].balance.report()
 	}
 	return rep
 }

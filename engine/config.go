@@ -93,11 +93,20 @@ type Config struct {
 	// with its own KV cache of GPU blocks, scheduler queues, batch and
 	// connector halves, sharing the pool and one key space (w1r0); a
 	// router places each request on the owner with the fewest requests in
-	// flight. The owners run each pass in lock step in one goroutine
-	// (deterministic); a pass costs the slowest owner's time. A missing
-	// page restarts the request on its owner. Not with a Keys.Layout.World
-	// above 1.
+	// flight, or as Routing says. The owners run each pass in lock step in
+	// one goroutine (deterministic); a pass costs the slowest owner's
+	// time. A missing page restarts the request on its owner. Not with a
+	// Keys.Layout.World above 1.
 	AttentionDP int
+	// Routing is the attention-DP router's policy (default
+	// RouteLeastLoaded); another needs AttentionDP above 1.
+	Routing Routing
+	// Concurrency, when positive, replays closed loop: that many clients,
+	// each sending the source's next request when its last one finished,
+	// at that moment of the modelled clock (the requests' arrival times
+	// are ignored), as serving benchmarks run. Zero replays open loop, at
+	// the arrival times. Run only: NewLive refuses it.
+	Concurrency int
 	// Clock is the virtual clock; nil makes a fresh one. Share it with the
 	// pool (its Now, e.g. mem.Options.Now) so that leases age in virtual
 	// time.
@@ -154,6 +163,7 @@ func (c Config) withDefaults() (Config, error) {
 	c.Connector = c.Connector.withDefaults()
 	c.GPU.Regions = cmp.Or(c.GPU.Regions, DefaultRegions)
 	c.EvictEvery = cmp.Or(c.EvictEvery, DefaultEvictEvery)
+	c.Routing = cmp.Or(c.Routing, RouteLeastLoaded)
 	if c.Costs == (Costs{}) {
 		c.Costs = DefaultCosts()
 	}
@@ -237,10 +247,12 @@ func (c *Config) validate() error {
 		// raise NotImplementedError for async_load without attention DP
 		// on more than one rank.
 		return fmt.Errorf("async load with tp %d is refused, as upstream's mooncake_store connector refuses it (NotImplementedError): async_load needs attention DP or a single rank", l.World)
+	case c.Concurrency < 0:
+		return fmt.Errorf("concurrency %d is negative", c.Concurrency)
 	case c.StatsInterval < 0:
 		return fmt.Errorf("stats interval %v is negative", c.StatsInterval)
 	}
-	return cmp.Or(c.Scheduler.validate(l.TokensPerBlock), c.Connector.validate(), c.Faults.Validate(),
+	return cmp.Or(c.Routing.validate(c.AttentionDP), c.Scheduler.validate(l.TokensPerBlock), c.Connector.validate(), c.Faults.Validate(),
 		c.GPU.validate(blockBytes(l)), c.Costs.validate())
 }
 

@@ -35,6 +35,11 @@ func TestConfigValidation(t *testing.T) {
 			c.Keys.Layout = DefaultLayout(32)
 			c.Keys.Layout.World, c.Keys.Layout.Ranks, c.AttentionDP = 2, nil, 2
 		}, false, nil},
+		{"work-aware routing", func(c *Config) { c.AttentionDP, c.Routing = 2, RouteWorkAware }, true, nil},
+		{"unknown routing", func(c *Config) { c.AttentionDP, c.Routing = 2, "random" }, false, nil},
+		{"kv-aware routing without attention dp", func(c *Config) { c.Routing = RouteKVAware }, false, nil},
+		{"closed loop", func(c *Config) { c.Concurrency = 480 }, true, nil},
+		{"negative concurrency", func(c *Config) { c.Concurrency = -1 }, false, nil},
 		{"no async load worker", func(c *Config) { c.Connector.AsyncLoadWorkers = -1 }, false, nil},
 		{"async load with attention dp", func(c *Config) { c.Connector.AsyncLoad, c.AttentionDP = true, 2 }, true, nil},
 		{"async load with tensor parallel", func(c *Config) {

@@ -16,6 +16,14 @@
 // the block holding the last token, backed off per local_reuse_backoff and
 // trimmed to reuse_match_alignment (a positive divisor of T).
 //
+// # Arrivals
+//
+// Open loop, requests arrive at their arrival times. Closed loop
+// (Config.Concurrency C), C clients each send the source's next request
+// when their last one finished, at that moment of the virtual clock, as
+// serving benchmarks run; the report gives the output tokens and
+// requests per modelled second.
+//
 // # Scheduler
 //
 // First come, first served. Each iteration takes the running requests in
@@ -68,9 +76,11 @@
 // (connector.LoadFailedError), as upstream. With Config.AttentionDP N > 1
 // there are N owners, each with its own KV cache, queues, batch and
 // connector halves, sharing the pool and the w1r0 key space; a router
-// places each request on the owner with the fewest in flight. The owners
-// run each pass in lock step on one goroutine (deterministic), and a pass
-// costs the slowest owner's time.
+// places each request on an owner by Config.Routing (the fewest in flight,
+// in turn, the most local reuse, or the least uncached prefill). The
+// owners run each pass in lock step on one goroutine (deterministic), and
+// a pass costs the slowest owner's time; the report says how evenly they
+// shared prefill (PrefillBalance).
 //
 // # Fault injection
 //

@@ -12,6 +12,8 @@ func (e *engine) emit() {
 		e.token[0] = NextToken(r.decodeSeed, r.contextLen())
 		r.conn.Chain.Extend(e.token[:])
 		r.generated++
+		e.counts.outputTokens++
+		e.counts.lastTokenMS = now
 		if !r.hasFirstTok {
 			r.hasFirstTok = true
 			e.lat.ttft = append(e.lat.ttft, now-r.arrivalMS)

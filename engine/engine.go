@@ -50,6 +50,7 @@ type outcome struct {
 	failed        []FailedRequest
 	stats         *connector.Stats
 	nextArrivalMS float64 // the next arrival not yet admitted, +Inf with none
+	balance       prefillBalance
 }
 
 // counters are the report's request and token counters.
@@ -66,7 +67,14 @@ type counters struct {
 	notContextOnly, reservationWaits   int64
 	offerDeferrals, unchargedParks     int64
 	poolFailures                       poolFailures
+	// outputTokens are the tokens generated; firstArrivalMS is when the
+	// first request arrived, lastTokenMS when the last token came out.
+	outputTokens                int64
+	firstArrivalMS, lastTokenMS float64
 }
+
+// inFlight counts the requests arrived and neither completed nor failed.
+func (c *counters) inFlight() int64 { return c.requests - c.completed - c.failed }
 
 // newEngine returns a single-owner engine for cfg.
 func newEngine(cfg Config) (*engine, error) {

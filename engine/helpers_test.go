@@ -137,3 +137,11 @@ func runOK(t *testing.T, cfg Config, src workload.Source) Report {
 	}
 	return rep
 }
+
+// arrive registers request w with this engine alone, at its arrival time.
+func (e *engine) arrive(w workload.Request) error {
+	if r := e.newArrival(w, float64(w.ArrivalMS)); r != nil {
+		e.waiting.pushBack(r)
+	}
+	return nil
+}

@@ -85,6 +85,9 @@ type LiveStats struct {
 // NewLive returns a Live engine for cfg (see Config; Pool is required).
 // Start it with Run.
 func NewLive(cfg Config, opts LiveOptions) (*Live, error) {
+	if cfg.Concurrency != 0 {
+		return nil, &configError{fmt.Errorf("concurrency %d replays closed loop: live clients bring their own", cfg.Concurrency)}
+	}
 	c, err := newCluster(cfg)
 	if err != nil {
 		return nil, err
@@ -210,7 +213,7 @@ func (l *Live) receive(ctx context.Context) bool {
 			return false
 		case lr := <-l.submits:
 			l.syncClock()
-			l.arrive(lr)
+			l.arrive(ctx, lr)
 		case lr := <-l.cancels:
 			l.cancel(lr)
 		}
@@ -221,7 +224,7 @@ func (l *Live) receive(ctx context.Context) bool {
 		case <-ctx.Done():
 			return false
 		case lr := <-l.submits:
-			l.arrive(lr)
+			l.arrive(ctx, lr)
 		case lr := <-l.cancels:
 			l.cancel(lr)
 		default:

@@ -1,10 +1,13 @@
 package engine
 
-import "slices"
+import (
+	"context"
+	"slices"
+)
 
 // arrive registers a submitted request with the owner the router picks;
 // one the engine refuses ends at once with a *RequestError.
-func (l *Live) arrive(lr *liveReq) {
+func (l *Live) arrive(ctx context.Context, lr *liveReq) {
 	if lr.cancelled {
 		l.cancelled++
 		l.first().counts.failed++
@@ -13,14 +16,12 @@ func (l *Live) arrive(lr *liveReq) {
 	}
 	now := l.first().clock.ElapsedMS()
 	lr.w.ArrivalMS = int64(now)
-	owner := l.c.route()
-	failed, queued := owner.counts.failed, owner.waiting.len()
-	if err := owner.arrive(lr.w); err != nil || owner.waiting.len() == queued {
+	failed := l.first().counts.failed
+	owner, r, err := l.c.arrive(ctx, lr.w, now)
+	if err != nil || r == nil {
 		lr.stream.end(LiveUsage{PromptTokens: len(lr.w.Tokens)}, l.refusal(lr.w.ID, failed, err))
 		return
 	}
-	r := owner.waiting.items[len(owner.waiting.items)-1]
-	r.arrivalMS = now
 	lr.owner, lr.r = owner, r
 	l.active = append(l.active, lr)
 }

@@ -61,6 +61,21 @@ func (t *radixTree) match(hashes []keys.Hash, limit int, dst []*radixNode) []*ra
 	return dst
 }
 
+// matchLen is how many leading nodes of hashes match would find, at most
+// limit, taking no reference.
+func (t *radixTree) matchLen(hashes []keys.Hash, limit int) int {
+	var parent *radixNode
+	n := 0
+	for ; n < len(hashes) && n < limit; n++ {
+		node := t.index.lookup(hashes[n])
+		if node == nil || node.parent != parent {
+			break
+		}
+		parent = node
+	}
+	return n
+}
+
 // insert caches block as the node for hash h under parent (nil for a first
 // block) with one reference. It returns nil when h is already cached or
 // when parent was detached (the caller keeps its block private).

@@ -54,10 +54,27 @@ type Report struct {
 	AsyncLoadFailures       int64   `json:"async_load_failures"`
 	AsyncQueuedLoadFailures int64   `json:"async_queued_load_failures"`
 	AsyncLoadWaitMS         float64 `json:"async_load_wait_ms"`
-	// AttentionDP is the number of attention-DP owners (0 without), and
-	// OwnerRequests the requests the router placed on each.
-	AttentionDP   int     `json:"attention_dp,omitempty"`
-	OwnerRequests []int64 `json:"owner_requests,omitempty"`
+	// AttentionDP is the number of attention-DP owners (0 without),
+	// ADPRouting the router's policy (Config.Routing), OwnerRequests the
+	// requests it placed on each owner, OwnerPrefillTokens the prefill
+	// tokens each computed (recomputation included) and PrefillPerPass how
+	// evenly they shared it pass by pass.
+	AttentionDP        int             `json:"attention_dp,omitempty"`
+	ADPRouting         Routing         `json:"adp_routing,omitempty"`
+	OwnerRequests      []int64         `json:"owner_requests,omitempty"`
+	OwnerPrefillTokens []int64         `json:"owner_prefill_tokens,omitempty"`
+	PrefillPerPass     *PrefillBalance `json:"prefill_per_pass,omitempty"`
+	// Concurrency is the closed loop's number of clients
+	// (Config.Concurrency), 0 for an open-loop replay.
+	Concurrency int `json:"concurrency"`
+	// OutputTokens are the tokens generated. DurationMS is the modelled
+	// time from the first arrival to the last token; OutputTokensPerS and
+	// RequestsPerS are the output tokens and completed requests per
+	// modelled second of it (0 when it is 0).
+	OutputTokens     int64   `json:"output_tokens"`
+	DurationMS       float64 `json:"duration_ms"`
+	OutputTokensPerS float64 `json:"output_tokens_per_s"`
+	RequestsPerS     float64 `json:"requests_per_s"`
 	// RefusedNotContextOnly are requests refused by speculative prefill
 	// (Config.Draft) for generating more than one token (in Failed too).
 	RefusedNotContextOnly int64 `json:"refused_not_context_only"`
@@ -166,6 +183,8 @@ func (e *engine) report(ctx context.Context, wall time.Duration) Report {
 		AsyncQueuedLoadFailures: c.asyncQueuedLoadFailures,
 	}
 	c.poolFailures.report(&rep)
+	rep.Concurrency = e.cfg.Concurrency
+	c.throughput(&rep)
 	if e.faults != nil {
 		fc := e.faults.Counts()
 		rep.FaultMissingPages, rep.FaultPutErrors = fc.MissingPages, fc.PutErrors
@@ -174,4 +193,16 @@ func (e *engine) report(ctx context.Context, wall time.Duration) Report {
 		rep.Pool = st
 	}
 	return rep
+}
+
+// throughput sets the report's output tokens, duration and rates.
+func (c counters) throughput(rep *Report) {
+	rep.OutputTokens = c.outputTokens
+	if c.outputTokens > 0 {
+		rep.DurationMS = c.lastTokenMS - c.firstArrivalMS
+	}
+	if rep.DurationMS > 0 {
+		rep.OutputTokensPerS = float64(c.outputTokens) / rep.DurationMS * 1e3
+		rep.RequestsPerS = float64(c.completed) / rep.DurationMS * 1e3
+	}
 }

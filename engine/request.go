@@ -48,6 +48,9 @@ type request struct {
 	localHit, poolHit, selfBuilt int
 	// booked is the completion bound reserved for it, in blocks.
 	booked int
+	// prefillEstimate is the uncached prefill the work-aware router
+	// estimated for it on its owner.
+	prefillEstimate int
 	// deferrals counts the passes its admission was deferred for an offer
 	// the pages could not cover (admission query).
 	deferrals int
@@ -60,8 +63,8 @@ func (r *request) completionBound(t int) int { return ceilDiv(r.promptLen+r.outp
 // extended with the prompt at once: the request keeps no tokens (the
 // chain's hashes are all it needs, and generated tokens are a function of
 // the decode seed), so the source may reuse its token buffer.
-func newRequest(seq int, id string, tokens []int64, arrivalMS int64, outputLen int, chain *keys.Chain) *request {
-	r := &request{userID: id, arrivalMS: float64(arrivalMS),
+func newRequest(seq int, id string, tokens []int64, arrivalMS float64, outputLen int, chain *keys.Chain) *request {
+	r := &request{userID: id, arrivalMS: arrivalMS,
 		promptLen: len(tokens), outputLen: max(1, outputLen)}
 	chain.Extend(tokens)
 	r.conn = connector.Request{ID: seqID(seq), Chain: chain}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"iter"
-	"math"
 	"runtime/debug"
 	"time"
 
@@ -41,7 +39,7 @@ func Run(ctx context.Context, cfg Config, src workload.Source, progress func(Pro
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(cfg.MemoryLimit))
 		defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	}
-	in := newArrivals(src)
+	in := newArrivals(src, cfg.Concurrency)
 	err = c.loop(ctx, in, progress)
 	in.stop()
 	if err == nil {
@@ -68,15 +66,17 @@ func (c *cluster) loop(ctx context.Context, in *arrivals, progress func(Progress
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := c.admitArrivals(in); err != nil {
+		if err := c.admitArrivals(ctx, in); err != nil {
 			return err
 		}
 		if c.idle() {
-			next, ok := in.peek()
-			if !ok {
+			if _, ok := in.peek(); !ok {
 				return nil
 			}
-			first.clock.AdvanceTo(float64(next.ArrivalMS))
+			if in.clients > 0 {
+				return errors.New("engine: closed loop idle with requests left and no client busy")
+			}
+			first.clock.AdvanceTo(in.nextAt())
 			continue
 		}
 		if err := stepOwners(ctx, c.owners); err != nil {
@@ -94,32 +94,49 @@ func (c *cluster) loop(ctx context.Context, in *arrivals, progress func(Progress
 	}
 }
 
-// admitArrivals routes the requests that have arrived by now to the
+// admitArrivals routes the requests due by now (arrivals.due) to the
 // waiting queue of an owner.
-func (c *cluster) admitArrivals(in *arrivals) error {
+func (c *cluster) admitArrivals(ctx context.Context, in *arrivals) error {
 	first := c.owners[0]
 	now := first.clock.ElapsedMS()
 	for {
-		next, ok := in.peek()
+		w, at, ok := in.due(now, first.counts.inFlight())
 		if !ok {
-			first.nextArrivalMS = math.Inf(1)
+			first.nextArrivalMS = in.nextAt()
 			return nil
 		}
-		if first.nextArrivalMS = float64(next.ArrivalMS); first.nextArrivalMS > now {
-			return nil
-		}
-		in.take()
-		if err := c.route().arrive(next); err != nil {
+		if _, _, err := c.arrive(ctx, w, at); err != nil {
 			return err
 		}
 	}
 }
 
-// arrive registers a request; one that can never be served fails at once.
-func (e *engine) arrive(w workload.Request) error {
+// arrive registers request w, arrived at atMS (modelled), with the owner
+// the router picks, and returns them; a request that can never be served
+// fails at once (the request returned is nil).
+func (c *cluster) arrive(ctx context.Context, w workload.Request, atMS float64) (*engine, *request, error) {
+	r := c.owners[0].newArrival(w, atMS)
+	if r == nil {
+		return nil, nil, nil
+	}
+	e, err := c.route(ctx, r)
+	if err != nil {
+		return nil, nil, err
+	}
+	e.waiting.pushBack(r)
+	return e, r, nil
+}
+
+// newArrival counts request w, arrived at atMS, and returns its engine
+// state; one that can never be served fails at once (nil). The owners
+// share the counters and the key recipe, so any owner makes it.
+func (e *engine) newArrival(w workload.Request, atMS float64) *request {
 	seq := int(e.counts.requests)
 	e.counts.requests++
 	e.counts.promptTokens += int64(len(w.Tokens))
+	if e.counts.requests == 1 {
+		e.counts.firstArrivalMS = atMS
+	}
 	need := ceilDiv(len(w.Tokens)+max(1, w.OutputLength), e.perBlock)
 	switch {
 	case len(w.Tokens) == 0:
@@ -140,9 +157,7 @@ func (e *engine) arrive(w workload.Request) error {
 		e.fail(w.ID, err)
 		return nil
 	}
-	r := newRequest(seq, w.ID, w.Tokens, w.ArrivalMS, w.OutputLength, chain)
-	e.waiting.pushBack(r)
-	return nil
+	return newRequest(seq, w.ID, w.Tokens, atMS, w.OutputLength, chain)
 }
 
 func (e *engine) fail(id string, err error) {
@@ -162,44 +177,3 @@ func (e *engine) failStuck() error {
 	return fmt.Errorf("engine: request %q cannot be admitted with every KV block free (%d blocks, %d in use by the cache)",
 		r.userID, e.pages.blocks, e.pages.blocks-len(e.kv.free))
 }
-
-// arrivals pulls requests from a workload source one at a time.
-type arrivals struct {
-	next    func() (workload.Request, bool)
-	stop    func()
-	srcErr  error
-	head    workload.Request
-	hasHead bool
-	done    bool
-}
-
-var errStopped = errors.New("replay stopped")
-
-func newArrivals(src workload.Source) *arrivals {
-	a := &arrivals{}
-	seq := func(yield func(workload.Request) bool) {
-		err := src.Each(func(r workload.Request) error {
-			if !yield(r) {
-				return errStopped
-			}
-			return nil
-		})
-		if err != nil && !errors.Is(err, errStopped) {
-			a.srcErr = fmt.Errorf("reading requests from %s: %w", src.Name(), err)
-		}
-	}
-	a.next, a.stop = iter.Pull(iter.Seq[workload.Request](seq))
-	return a
-}
-
-func (a *arrivals) peek() (workload.Request, bool) {
-	if !a.hasHead && !a.done {
-		a.head, a.hasHead = a.next()
-		a.done = !a.hasHead
-	}
-	return a.head, a.hasHead
-}
-
-func (a *arrivals) take() { a.hasHead, a.head = false, workload.Request{} }
-
-func (a *arrivals) err() error { return a.srcErr }

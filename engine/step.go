@@ -36,13 +36,15 @@ func stepOwners(ctx context.Context, owners []*engine) error {
 	}
 	first.counts.iterations++
 	var cost float64
-	for _, e := range owners {
-		c, err := e.pass(ctx)
+	prefill := first.balance.start(len(owners))
+	for i, e := range owners {
+		c, n, err := e.pass(ctx)
 		if err != nil {
 			return err
 		}
-		cost = max(cost, c)
+		cost, prefill[i] = max(cost, c), n
 	}
+	first.balance.add(prefill)
 	if err := advanceTo(ctx, owners, int64((first.clock.ElapsedMS()+cost)*1e6)); err != nil {
 		return err
 	}
@@ -69,19 +71,19 @@ func (e *engine) prepare(ctx context.Context) error {
 }
 
 // pass builds the connector metadata, loads, computes and saves, and
-// returns the pass's modelled time in milliseconds.
-func (e *engine) pass(ctx context.Context) (float64, error) {
+// returns the pass's modelled time in milliseconds and its prefill tokens.
+func (e *engine) pass(ctx context.Context) (float64, int, error) {
 	e.views = e.views[:0]
 	for _, r := range e.batch {
 		e.views = append(e.views, connector.Scheduled{Req: &r.conn, Computed: r.computed, NumScheduled: r.scheduled})
 	}
 	meta, err := e.sched.BuildMeta(e.views)
 	if err != nil {
-		return 0, fmt.Errorf("engine: %w", err)
+		return 0, 0, fmt.Errorf("engine: %w", err)
 	}
 	for _, w := range e.workers {
 		if err := w.StartLoadKV(ctx, meta); err != nil {
-			return 0, fmt.Errorf("engine: pass %d: %w", meta.Pass, err)
+			return 0, 0, fmt.Errorf("engine: pass %d: %w", meta.Pass, err)
 		}
 	}
 	e.restartFailed(e.worker.TakeFailedLoadRequests())
@@ -89,12 +91,12 @@ func (e *engine) pass(ctx context.Context) (float64, error) {
 	prefill, decode := e.forward()
 	for _, w := range e.workers {
 		if err := w.WaitForSave(ctx, meta); err != nil {
-			return 0, fmt.Errorf("engine: pass %d: %w", meta.Pass, err)
+			return 0, 0, fmt.Errorf("engine: pass %d: %w", meta.Pass, err)
 		}
 	}
 	// the ranks move their shards in parallel, each on its own link
 	moved := int64(len(meta.Loads)+len(meta.Saves)) * e.pages.bytesPerBlock() / int64(len(e.workers))
-	return e.cost(prefill, decode, moved), nil
+	return e.cost(prefill, decode, moved), prefill, nil
 }
 
 // cost is the modelled time of a pass, in milliseconds.
