@@ -71,7 +71,7 @@ func (l *lane) load(ctx context.Context, jobs []LoadJob) ([]LoadResult, error) {
 	}
 	clk.lap(stats.PhaseFence)
 	p := &pipeline{l: l, clk: &clk, landed: func(s *slotSet) { countLanded(results, s.items) }}
-	c := loadCall{l: l, p: p, items: items, results: results, failed: make([]bool, len(jobs))}
+	c := loadCall{l: l, p: p, items: items, results: results, failed: make([]bool, len(jobs)), failedIn: make([]int, len(jobs))}
 	if l.arenas != nil {
 		p.after = newFinisher()
 	}
