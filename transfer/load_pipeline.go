@@ -64,6 +64,7 @@ func (c *loadCall) start(ctx context.Context, lookup lookupFunc) (*setWork, erro
 	s.items = append(s.items[:0], batch...)
 	s.scratch.place(s.items)
 	task, chunk := lookup(ctx, s, len(batch))
+	c.p.clk.lap(stats.PhaseDescribe)
 	c.sets++
 	return &setWork{set: s, task: task, chunk: chunk, seq: c.sets}, nil
 }
