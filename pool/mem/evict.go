@@ -126,7 +126,7 @@ func (s *Store) newEvictor() *evictor {
 // objects that are not hard-pinned and have an evictable replica, which
 // excludes those being read.
 func (ev *evictor) consider(o *object) {
-	if !o.published.Load() || o.hardPin || o.readers.Load() > 0 {
+	if !o.published() || o.hardPinned() || o.readers.Load() > 0 {
 		return
 	}
 	ev.base++
@@ -165,7 +165,7 @@ func (ev *evictor) pass1(want int) int {
 			return n // the rest of q are the second pass's leftovers
 		}
 		q.pop()
-		if !c.o.removed.Load() {
+		if !c.o.removed() {
 			n += ev.evictChosen(c.o, false)
 		}
 	}
@@ -205,7 +205,7 @@ func (ev *evictor) eligible(cutoff candidate, withSoft bool, softCutoff candidat
 	var out []candidate
 	pick := func(q *byAge, cut candidate) {
 		for _, c := range q.c {
-			if !c.o.removed.Load() && compareCandidates(c, cut) <= 0 {
+			if !c.o.removed() && compareCandidates(c, cut) <= 0 {
 				out = append(out, c)
 			}
 		}
@@ -232,7 +232,7 @@ func (ev *evictor) evictInScanOrder(cs []candidate, want int, allowSoft bool) in
 		if n >= want {
 			break
 		}
-		if !c.o.removed.Load() {
+		if !c.o.removed() {
 			n += ev.evictChosen(c.o, allowSoft)
 		}
 	}
@@ -245,7 +245,7 @@ func (ev *evictor) evictInScanOrder(cs []candidate, want int, allowSoft bool) in
 // every member that is not hard-pinned, leased, being read or (unless
 // allowSoft) soft-pinned. It returns the number of objects evicted.
 func (ev *evictor) evictChosen(o *object, allowSoft bool) int {
-	g := o.group
+	g := o.group()
 	if g == nil {
 		ev.evict(o)
 		return 1
@@ -261,7 +261,7 @@ func (ev *evictor) evictChosen(o *object, allowSoft bool) int {
 	}
 	var victims []*object
 	for _, m := range g.members {
-		if !m.hardPin && m.readers.Load() == 0 && (allowSoft || !softPinned(m, ev.now)) {
+		if !m.hardPinned() && m.readers.Load() == 0 && (allowSoft || !softPinned(m, ev.now)) {
 			victims = append(victims, m)
 		}
 	}

@@ -133,7 +133,7 @@ func checkInvariants(t *testing.T, s *Store) {
 	objAlloc := make([]int64, len(s.segs))
 	objSize := make([]int64, len(s.segs))
 	s.forEachObject(func(o *object) {
-		objAlloc[o.seg] += o.alloc
+		objAlloc[o.seg] += o.allocSize(s.qbits)
 		objSize[o.seg] += o.size
 	})
 	var held int64

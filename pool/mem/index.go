@@ -50,7 +50,7 @@ func (s *Store) lookup(key string) *object {
 // lookupPublished finds key's object if it is published; the caller holds
 // s.mu.
 func (s *Store) lookupPublished(key string) *object {
-	if o := s.lookup(key); o != nil && o.published.Load() {
+	if o := s.lookup(key); o != nil && o.published() {
 		return o
 	}
 	return nil

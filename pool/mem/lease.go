@@ -20,7 +20,7 @@ func KeyShard(key string) int { return int(stdhash.String(key) % MetadataShards)
 
 // shardOf is o's metadata shard, its group's when grouped, computed once.
 func shardOf(o *object) uint32 {
-	if g := o.group; g != nil {
+	if g := o.group(); g != nil {
 		return uint32(KeyShard(g.id))
 	}
 	if v := o.shard.Load(); v != 0 {
@@ -137,7 +137,7 @@ func (s *Store) endGrants(g grants) {
 // master_service.h:1310) or a member joined since the group's last grant;
 // otherwise the read grants no lease at all.
 func (g *grants) lease(o *object) {
-	if o.group == nil {
+	if o.group() == nil {
 		extendLease(o, g.next)
 		g.next++
 		return
@@ -145,7 +145,7 @@ func (g *grants) lease(o *object) {
 	s := g.s
 	s.groupsMu.Lock()
 	defer s.groupsMu.Unlock()
-	grp := o.group
+	grp := o.group()
 	if o.lease.Load() > g.now+int64(s.opts.LeaseTTL)/2 && !grp.needsLease {
 		return
 	}

@@ -114,3 +114,11 @@ func inside(b []byte, arenas [][]byte) bool {
 	}
 	return false
 }
+
+// TestObjectSize guards the per-value cost of the index: the pool holds an
+// object per value, millions of them with small pages.
+func TestObjectSize(t *testing.T) {
+	if got, want := unsafe.Sizeof(object{}), uintptr(88); got > want {
+		t.Errorf("unsafe.Sizeof(object{}) = %d, want at most %d", got, want)
+	}
+}

@@ -21,8 +21,12 @@ func (s *Store) placeAll(objs []*object) int {
 	placed := 0
 	for len(objs) > 0 {
 		n, sum := 0, int64(0)
-		for n < len(objs) && (n == 0 || sum+objs[n].alloc <= s.runLimit) {
-			sum += objs[n].alloc
+		for n < len(objs) {
+			a := objs[n].allocSize(s.qbits)
+			if n > 0 && sum+a > s.runLimit {
+				break
+			}
+			sum += a
 			n++
 		}
 		if seg, ok := s.placeRun(objs[:n], sum, k); ok {
@@ -58,8 +62,9 @@ func (s *Store) placeRun(run []*object, sum int64, k int) (int, bool) {
 			continue
 		}
 		for _, o := range run {
-			o.seg, o.off, o.data = seg, off, arena.bytes(off, o.size)
-			off += o.alloc
+			o.seg, o.off = int32(seg), off
+			o.setBytes(arena.bytes(off, o.size))
+			off += o.allocSize(s.qbits)
 		}
 		s.used.Add(held)
 		return seg, true
@@ -73,7 +78,7 @@ func (s *Store) placeRun(run []*object, sum int64, k int) (int, bool) {
 func (s *Store) placeEach(objs []*object, k *int) int {
 	placed := 0
 	for _, o := range objs {
-		if seg, ok := s.placeRun([]*object{o}, o.alloc, *k); ok {
+		if seg, ok := s.placeRun([]*object{o}, o.allocSize(s.qbits), *k); ok {
 			*k = seg
 			placed++
 		}
@@ -86,10 +91,10 @@ func (s *Store) placeEach(objs []*object, k *int) int {
 func (s *Store) freeObject(o *object) {
 	g := s.segs[o.seg]
 	g.mu.Lock()
-	freed := !o.freed
+	freed := !o.has(flagFreed)
 	if freed {
-		o.freed = true
-		g.free(o.off, o.alloc)
+		o.set(flagFreed)
+		g.free(o.off, o.allocSize(s.qbits))
 		g.held -= o.size
 	}
 	g.mu.Unlock()

@@ -17,7 +17,7 @@ func placementOf(s *Store, keys ...string) []placed {
 	var out []placed
 	for _, k := range keys {
 		o := s.lookup(k)
-		out = append(out, placed{o.seg, o.off, o.off + o.alloc})
+		out = append(out, placed{int(o.seg), o.off, o.off + o.allocSize(s.qbits)})
 	}
 	return out
 }

@@ -31,7 +31,7 @@ func (s *Store) Put(ctx context.Context, items []pool.PutItem, results []pool.Co
 	if !s.opts.MetadataOnly {
 		for i, o := range pending {
 			if o != nil {
-				copy(o.data, items[i].Value)
+				copy(o.bytes(), items[i].Value)
 			}
 		}
 	}
@@ -72,8 +72,7 @@ func (s *Store) newObjects(items []pool.PutItem, inPlace bool) []*object {
 		}
 		o := &slab[0]
 		slab = slab[1:]
-		n := it.SizeOf()
-		o.key, o.size, o.alloc, o.seg = it.Key, n, allocSize(n, s.qbits), -1
+		o.key, o.size, o.seg = it.Key, it.SizeOf(), -1
 		objs[i] = o
 	}
 	return objs
@@ -156,18 +155,20 @@ func (s *Store) putEnd(o *object, opts *pool.PutOptions, now int64, seq uint64) 
 	o.seq = seq
 	o.publishedAt = now
 	o.lease.Store(now)
-	o.hardPin = opts.HardPin
+	if opts.HardPin {
+		o.set(flagHardPin)
+	}
 	if opts.SoftPin == pool.SoftPinEnable {
 		ttl := opts.SoftPinTTL
 		if ttl == 0 {
 			ttl = s.opts.SoftPinTTL
 		}
-		o.softPinUntil = now + int64(ttl)
+		o.extras().softPinUntil = now + int64(ttl)
 	}
 	if opts.GroupID != "" {
 		s.join(o, opts.GroupID)
 	}
-	o.published.Store(true)
+	o.set(flagPublished)
 }
 
 // join adds o to eviction group id.
@@ -179,25 +180,26 @@ func (s *Store) join(o *object, id string) {
 		g = &group{id: id}
 		s.groups[id] = g
 	}
-	o.group, o.groupIdx = g, len(g.members)
+	x := o.extras()
+	x.group, x.groupIdx = g, len(g.members)
 	g.members = append(g.members, o)
 	g.needsLease = true
 }
 
 // leave takes o out of its group; the caller holds s.mu exclusively.
 func (s *Store) leave(o *object) {
-	g := o.group
+	g := o.group()
 	if g == nil {
 		return
 	}
 	s.groupsMu.Lock()
 	defer s.groupsMu.Unlock()
 	last := g.members[len(g.members)-1]
-	g.members[o.groupIdx] = last
-	last.groupIdx = o.groupIdx
+	g.members[o.extra.groupIdx] = last
+	last.extra.groupIdx = o.extra.groupIdx
 	g.members = g.members[:len(g.members)-1]
 	if len(g.members) == 0 {
 		delete(s.groups, g.id)
 	}
-	o.group = nil
+	o.extra.group = nil
 }

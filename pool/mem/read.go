@@ -89,7 +89,7 @@ func (s *Store) Get(ctx context.Context, keys []string, bufs [][]byte, n []int64
 	}
 	for i, o := range held {
 		if o != nil {
-			copy(bufs[i], o.data)
+			copy(bufs[i], o.bytes())
 			n[i] = o.size
 			s.release(o)
 		}
@@ -135,7 +135,7 @@ func (s *Store) List(ctx context.Context, prefix string, fn func(key string) err
 	}
 	var keys []string
 	s.forEachObject(func(o *object) {
-		if o.published.Load() && strings.HasPrefix(o.key, prefix) {
+		if o.published() && strings.HasPrefix(o.key, prefix) {
 			keys = append(keys, o.key)
 		}
 	})

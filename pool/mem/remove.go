@@ -25,7 +25,7 @@ func (s *Store) Remove(ctx context.Context, keys []string, force bool, results [
 		switch {
 		case o == nil:
 			results[i] = pool.ObjectNotFound
-		case !o.published.Load():
+		case !o.published():
 			results[i] = pool.ReplicaIsNotReady
 		case !force && (leased(o, now) || o.readers.Load() > 0):
 			results[i] = pool.ObjectHasLease
@@ -50,7 +50,7 @@ func (s *Store) RemoveAll(ctx context.Context, force bool) (int64, error) {
 	now := s.nowNanos()
 	var victims []*object
 	s.forEachObject(func(o *object) {
-		if o.published.Load() && (force || !leased(o, now) && o.readers.Load() == 0) {
+		if o.published() && (force || !leased(o, now) && o.readers.Load() == 0) {
 			victims = append(victims, o)
 		}
 	})
@@ -67,7 +67,7 @@ func (s *Store) unpublish(o *object) {
 	s.unindex(o)
 	s.leave(o)
 	s.published.Add(-1)
-	o.removed.Store(true)
+	o.set(flagRemoved)
 	if o.readers.Load() == 0 {
 		s.freeObject(o)
 	}

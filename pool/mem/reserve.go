@@ -69,7 +69,7 @@ func (s *Store) Reserve(ctx context.Context, items []pool.PutItem, dsts [][]byte
 	r.placed = make([]placement, 0, n)
 	for i, o := range pending {
 		if o != nil {
-			dsts[i] = o.data
+			dsts[i] = o.bytes()
 			r.placed = append(r.placed, placement{o: o, opts: items[i].Options})
 		}
 	}
@@ -114,6 +114,6 @@ func (r *Reservation) finish(publish bool) {
 // memory (Mooncake's PutRevoke); the caller holds s.mu shared.
 func (s *Store) revoke(o *object) {
 	s.unindex(o)
-	o.removed.Store(true)
+	o.set(flagRemoved)
 	s.freeObject(o)
 }

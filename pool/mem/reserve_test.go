@@ -110,11 +110,11 @@ func TestReserveCommit(t *testing.T) {
 		t.Errorf("Stat() after Commit = %d keys, %d soft-pinned, want 4, 1", st.Keys, st.SoftPinnedKeys)
 	}
 	soft, grouped := s.lookup("soft"), s.lookup("grouped")
-	if want := commitAt + int64(time.Minute); soft.softPinUntil != want {
-		t.Errorf("soft pin deadline = %d, want commit time + TTL = %d", soft.softPinUntil, want)
+	if want := commitAt + int64(time.Minute); soft.softPinUntil() != want {
+		t.Errorf("soft pin deadline = %d, want commit time + TTL = %d", soft.softPinUntil(), want)
 	}
-	if grouped.group == nil || grouped.group.id != "g" || !grouped.hardPin {
-		t.Errorf("grouped object: group %v, hard pin %t, want group g, hard pin", grouped.group, grouped.hardPin)
+	if grouped.group() == nil || grouped.group().id != "g" || !grouped.hardPinned() {
+		t.Errorf("grouped object: group %v, hard pin %t, want group g, hard pin", grouped.group(), grouped.hardPinned())
 	}
 	checkInvariants(t, s)
 }

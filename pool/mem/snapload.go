@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 
@@ -201,13 +202,13 @@ func (s *Store) decodeArenas(r *snapReader) error {
 func (s *Store) decodeObject(r *snapReader) (o *object, groupID string, err error) {
 	o = &object{key: r.str("key")}
 	o.size = r.i64()
-	o.seg = int(r.u32())
+	o.seg = int32(min(r.u32(), math.MaxInt32))
 	o.off = r.i64()
 	o.publishedAt = r.i64()
 	o.lease.Store(r.i64())
 	flags := r.u8()
 	if flags&objSoftPin != 0 {
-		o.softPinUntil = r.i64()
+		o.extras().softPinUntil = r.i64()
 	}
 	if flags&objGroup != 0 {
 		groupID = r.str("group id")
@@ -215,13 +216,15 @@ func (s *Store) decodeObject(r *snapReader) (o *object, groupID string, err erro
 	if r.err != nil {
 		return nil, "", r.err
 	}
-	o.hardPin = flags&objHardPin != 0
+	if flags&objHardPin != 0 {
+		o.set(flagHardPin)
+	}
 	if err := s.checkPlacement(o, flags, r.version); err != nil {
 		return nil, "", fmt.Errorf("key %q: %w", o.key, err)
 	}
-	o.data = s.segs[o.seg].bytes(o.off, o.size)
-	if o.data != nil {
-		r.bytes(o.data)
+	o.setBytes(s.segs[o.seg].bytes(o.off, o.size))
+	if b := o.bytes(); b != nil {
+		r.bytes(b)
 	}
 	return o, groupID, r.err
 }
@@ -234,23 +237,23 @@ func (s *Store) checkPlacement(o *object, flags byte, version uint32) error {
 		return fmt.Errorf("empty key")
 	case flags&^(objHardPin|objSoftPin|objGroup) != 0:
 		return fmt.Errorf("unknown flags %#x", flags)
-	case o.seg < 0 || o.seg >= len(s.segs):
+	case o.seg < 0 || int(o.seg) >= len(s.segs):
 		return fmt.Errorf("segment %d is out of range", o.seg)
 	}
 	g := s.segs[o.seg]
 	if o.size <= 0 || o.size > g.capacity {
 		return fmt.Errorf("size %d is outside [1, %d]", o.size, g.capacity)
 	}
-	o.alloc = allocSize(o.size, s.qbits)
 	if version < 2 {
-		o.alloc = alignUp(o.size) // version 1 allocated sizes rounded to Granule only
+		o.set(flagAlignedAlloc) // version 1 allocated sizes rounded to Granule only
 	}
+	alloc := o.allocSize(s.qbits)
 	if o.off < 0 || o.off%Granule != 0 || o.off >= g.capacity {
 		return fmt.Errorf("offset %d is not a valid offset in segment %d", o.off, o.seg)
 	}
 	a := g.arenaOf(o.off)
-	if a >= len(g.arenas) || o.off+o.alloc > g.arenas[a].end {
-		return fmt.Errorf("[%d, %d) is not inside an allocated arena of segment %d", o.off, o.off+o.alloc, o.seg)
+	if a >= len(g.arenas) || o.off+alloc > g.arenas[a].end {
+		return fmt.Errorf("[%d, %d) is not inside an allocated arena of segment %d", o.off, o.off+alloc, o.seg)
 	}
 	return nil
 }
@@ -260,7 +263,7 @@ func (s *Store) checkPlacement(o *object, flags byte, version uint32) error {
 func (s *Store) install(objs []*object, groups map[*object]string) error {
 	perSeg := make([][]span, len(s.segs))
 	for _, o := range objs {
-		perSeg[o.seg] = append(perSeg[o.seg], span{o.off, o.alloc})
+		perSeg[o.seg] = append(perSeg[o.seg], span{o.off, o.allocSize(s.qbits)})
 	}
 	for i, spans := range perSeg {
 		slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.off, b.off) })
@@ -274,7 +277,7 @@ func (s *Store) install(objs []*object, groups map[*object]string) error {
 	for _, o := range objs {
 		s.index.Store(o.key, o) // decode refused duplicate keys
 		o.seq = s.seq.Add(1)
-		o.published.Store(true)
+		o.set(flagPublished)
 		s.published.Add(1)
 		s.used.Add(o.size)
 		s.segs[o.seg].held += o.size

@@ -134,7 +134,7 @@ func (s *Store) encode(out io.Writer) error {
 func (s *Store) publishedObjects() []*object {
 	objs := make([]*object, 0, s.published.Load())
 	s.forEachObject(func(o *object) {
-		if o.published.Load() {
+		if o.published() {
 			objs = append(objs, o)
 		}
 	})
@@ -150,23 +150,23 @@ func (s *Store) encodeObject(w *snapWriter, o *object) {
 	w.i64(o.publishedAt)
 	w.i64(o.lease.Load())
 	var flags byte
-	if o.hardPin {
+	if o.hardPinned() {
 		flags |= objHardPin
 	}
-	if o.softPinUntil != 0 {
+	if o.softPinUntil() != 0 {
 		flags |= objSoftPin
 	}
-	if o.group != nil {
+	if o.group() != nil {
 		flags |= objGroup
 	}
 	w.bytes([]byte{flags})
-	if o.softPinUntil != 0 {
-		w.i64(o.softPinUntil)
+	if o.softPinUntil() != 0 {
+		w.i64(o.softPinUntil())
 	}
-	if o.group != nil {
-		w.str(o.group.id)
+	if o.group() != nil {
+		w.str(o.group().id)
 	}
 	if !s.opts.MetadataOnly {
-		w.bytes(o.data)
+		w.bytes(o.bytes())
 	}
 }

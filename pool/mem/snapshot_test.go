@@ -86,9 +86,9 @@ func compareObjects(t *testing.T, a, b *Store) {
 		defer s.mu.Unlock()
 		s.forEachObject(func(o *object) {
 			k := o.key
-			v := view{o.size, o.off, o.lease.Load(), o.softPinUntil, o.publishedAt, o.seg, o.hardPin, "", nil}
-			if o.group != nil {
-				v.Group = o.group.id
+			v := view{o.size, o.off, o.lease.Load(), o.softPinUntil(), o.publishedAt, int(o.seg), o.hardPinned(), "", nil}
+			if g := o.group(); g != nil {
+				v.Group = g.id
 			}
 			if !s.opts.MetadataOnly {
 				v.Bytes = s.segs[o.seg].bytes(o.off, o.size)

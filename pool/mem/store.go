@@ -29,47 +29,6 @@ var (
 // ErrClosed is returned by every method of a closed Store.
 var ErrClosed = errors.New("mem pool is closed")
 
-// object is one key's metadata. Which lock guards which field (see the
-// locking in index.go):
-//   - key, size, alloc: set before the object enters the index, then
-//     constant.
-//   - seg, off, data: written by the Put or Reserve call that made the
-//     object, while it is unpublished and owned by that call; constant
-//     once published (published is stored after them).
-//   - seq, publishedAt, hardPin, softPinUntil: written by that call just
-//     before it stores published; read under Store.mu held exclusively,
-//     which keeps publishing calls out.
-//   - group, groupIdx: written by join (at publish, under Store.groupsMu)
-//     and leave (under Store.mu exclusively and Store.groupsMu).
-//   - freed: the mutex of segment seg.
-//   - published, lease, readers, removed: atomics. Once a reader holding
-//     Store.mu shared has found the object published, its seg, off, data
-//     and size are safe to read, and it is not freed before the reader's
-//     release (removal needs Store.mu exclusively).
-type object struct {
-	// The fields a lookup reads, first, so that they share a cache line
-	// or two.
-	key       string
-	data      []byte       // the object's bytes in its arena; nil when metadata-only
-	lease     atomic.Int64 // lease deadline, Unix ns
-	size      int64
-	readers   atomic.Int32 // Gets and Views holding the bytes
-	published atomic.Bool
-
-	removed      atomic.Bool // gone from the index; memory freed by the last reader
-	freed        bool
-	hardPin      bool
-	alloc        int64
-	off          int64
-	seg          int // -1 until placed
-	seq          uint64
-	publishedAt  int64
-	softPinUntil int64 // Unix ns; 0 when not soft-pinned
-	group        *group
-	groupIdx     int
-	shard        atomic.Uint32 // the key's metadata shard + 1; 0 until computed (lease.go)
-}
-
 // group is an eviction group: its published members.
 type group struct {
 	id        string
@@ -236,7 +195,7 @@ func (s *Store) Stat(ctx context.Context) (pool.Stat, error) {
 		AllocationFailure: s.count.AllocationFailure.Load(),
 	}
 	s.forEachObject(func(o *object) {
-		if o.published.Load() && softPinned(o, now) {
+		if o.published() && softPinned(o, now) {
 			st.SoftPinnedKeys++
 		}
 	})
@@ -269,7 +228,10 @@ func (s *Store) Arenas() [][]byte {
 // Options returns the options the store runs with, defaults filled in.
 func (s *Store) Options() Options { return s.opts }
 
-func softPinned(o *object, now int64) bool { return o.softPinUntil != 0 && now < o.softPinUntil }
+func softPinned(o *object, now int64) bool {
+	until := o.softPinUntil()
+	return until != 0 && now < until
+}
 
 func leased(o *object, now int64) bool { return now < o.lease.Load() }
 

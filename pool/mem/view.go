@@ -35,7 +35,7 @@ func (s *Store) View(key string) (b []byte, release func(), code pool.Code) {
 			s.release(o)
 		}
 	}
-	return o.data, release, pool.OK
+	return o.bytes(), release, pool.OK
 }
 
 // ViewBatch looks keys up in place under one shared lock: for each i,
@@ -88,7 +88,7 @@ func (s *Store) holdViews(keys []string, views [][]byte, codes []pool.Code, held
 			continue
 		}
 		o.readers.Add(1)
-		views[i] = o.data
+		views[i] = o.bytes()
 		held = append(held, o)
 	}
 	s.grantLeases(sc.objs, sc)
@@ -152,7 +152,7 @@ func (h *viewHold) release(gen uint64) {
 // being read. It needs no index lock: removal is over once removed is set,
 // and freeObject frees once under the segment's lock.
 func (s *Store) release(o *object) {
-	if o.readers.Add(-1) == 0 && o.removed.Load() {
+	if o.readers.Add(-1) == 0 && o.removed() {
 		s.freeObject(o)
 	}
 }

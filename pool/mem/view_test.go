@@ -152,7 +152,7 @@ func TestViewBatchHoldsObjects(t *testing.T) {
 			s, clock := newTestStore(t, Options{Capacity: 10 * 1024, Segments: 1})
 			grouped := pool.PutOptions{GroupID: "g"} // evicted together
 			mustPut(t, s, sized("a", 1000, grouped), sized("b", 1000, grouped))
-			copy(s.lookup("a").data, "alpha")
+			copy(s.lookup("a").bytes(), "alpha")
 			views, _, release := viewBatch(s, "a", "b")
 			clock.Advance(time.Hour) // leases expired: only the views hold a and b
 			tt.drop(t, s)
