@@ -33,7 +33,7 @@ layer groups and eviction group keys.
 Tokens come from --tokens (a JSON array, whitespace- or comma-separated integers,
 or raw little-endian int64 with --tokens-format i64; "-" reads stdin) or from a
 requests file (--requests, JSONL: {"id", "tokens", "cache_salt", "lora_task_id",
-"multimodal_hashes"} per line) or a trace (--trace: kvctl JSONL or a Mooncake
+"lora_name", "multimodal_hashes"} per line) or a trace (--trace: kvctl JSONL or a Mooncake
 FAST'25 trace, whose tokens are synthesised per 512-token block from its hash
 ids, as holes and serve synthesise them), processed in parallel and printed in
 input order.

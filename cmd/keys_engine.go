@@ -98,8 +98,8 @@ func runEngineKeys(ctx context.Context, ios *IOStreams, output string, s keys.Se
 	return printEngineResults(ios, output, results)
 }
 
-// mergeScope gives a request the LoRA name of the flags, which request
-// files do not carry.
+// mergeScope gives a request without a lora_name the --lora-name of the
+// flags: a request's own lora_name wins.
 func mergeScope(flags, req keys.Scope) keys.Scope {
 	if req.LoRAName == "" {
 		req.LoRAName = flags.LoRAName
