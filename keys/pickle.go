@@ -239,9 +239,7 @@ func (p *pickler) saveInts(v []int64) {
 	p.openTuple(len(v))
 	p.b = slices.Grow(p.b, maxIntPickle*len(v)+2)
 	if len(p.b)-p.frame-frameHeader+maxIntPickle*len(v) < frameTarget {
-		for _, x := range v {
-			p.saveInt(x)
-		}
+		p.b = appendPickleInts(p.b, v)
 	} else {
 		for _, x := range v {
 			p.checkFrame()
@@ -249,6 +247,25 @@ func (p *pickler) saveInts(v []int64) {
 		}
 	}
 	p.closeTuple(len(v))
+}
+
+// appendPickleInts appends the ints of v as saveInt writes them, in one
+// loop over a local slice (the tokens of a block: the hot path).
+func appendPickleInts(b []byte, v []int64) []byte {
+	for _, x := range v {
+		switch {
+		case uint64(x) <= 0xff:
+			b = append(b, opBinInt1, byte(x))
+		case uint64(x) <= 0xffff:
+			b = append(b, opBinInt2, byte(x), byte(x>>8))
+		case x >= -1<<31 && x < 1<<31:
+			b = append(b, opBinInt, byte(x), byte(x>>8), byte(x>>16), byte(x>>24))
+		default:
+			enc := encodeLong(x)
+			b = append(append(b, opLong1, byte(len(enc))), enc...)
+		}
+	}
+	return b
 }
 
 // saveItems writes a tuple of values.
