@@ -16,7 +16,7 @@ var diffWhat = map[string]string{
 // differ, and the first block that differs with each side's hash and keys.
 func printKeysDiff(ios *IOStreams, d keysDiff) error {
 	w := ios.Out
-	fmt.Fprintf(w, "A: %s (%s, %d blocks)\nB: %s (%s, %d blocks)\n", d.A.Flags, d.A.Engine, d.A.NumBlocks, d.B.Flags, d.B.Engine, d.B.NumBlocks)
+	fmt.Fprintf(w, "A: %s (%s, %d blocks)\nB: %s (%s, %d blocks)\n", sideLabel(d.A), d.A.Engine, d.A.NumBlocks, sideLabel(d.B), d.B.Engine, d.B.NumBlocks)
 	if len(d.Differences) == 0 {
 		fmt.Fprintln(w, "no input differs")
 	} else {
@@ -49,4 +49,12 @@ func printDiffBlock(w io.Writer, side string, b *diffBlock) {
 	for _, k := range b.Keys {
 		fmt.Fprintf(w, "     key %s\n", k)
 	}
+}
+
+// sideLabel is a side's flags, or says it has none of its own.
+func sideLabel(s diffSide) string {
+	if s.Flags == "" {
+		return "(the common flags only)"
+	}
+	return s.Flags
 }
