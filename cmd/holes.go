@@ -51,6 +51,12 @@ replicated page. Given no layout flag, the probe reads the layout from the
 pool's own keys and says what it found (--layout auto); a probe with an explicit
 layout that finds nothing says which key segment the pool's pages differ in.
 
+--engine probes a pool that vLLM, SGLang or LMCache wrote, as that engine's
+connector looks a prompt up (the flags of kvctl keys --engine; each request's
+cache_salt and lora_name): an SGLang page is present only if every rank's _k and
+_v key is, a vLLM block only if every rank's key is. --layout auto reads
+TensorRT-LLM's layouts only: with another engine the flags give the layout.
+
 With --simulate it replays the requests in arrival order into an embedded pool
 (metadata only, so large pools fit on a small machine) with Mooncake's leases
 and eviction on the trace's clock, and reports the same statistics;
@@ -84,6 +90,7 @@ $ kvctl holes --simulate --trace conversation.jsonl --tokens-per-block 32 --laye
 	fs.StringVar(&o.Trace, "trace", "", "trace file: kvctl JSONL or a Mooncake FAST'25 trace")
 	fs.StringVar(&o.TraceFormat, "trace-format", "auto", "trace format: auto, kvctl or mooncake")
 	o.Key.register(fs, false)
+	o.Key.Engines.register(fs)
 	o.Layout.register(fs)
 	fs.BoolVar(&o.Leasing, "leasing", false, "probe as the connector does, granting leases (changes eviction)")
 	fs.BoolVar(&o.Simulate, "simulate", false, "predict holes by replaying into an embedded pool with Mooncake eviction")
@@ -119,6 +126,9 @@ func (o *holesOptions) validate(c *cobra.Command, ios *IOStreams, g *globalOptio
 	if o.Simulate && o.Leasing {
 		return keys.Settings{}, nil, usagef("--leasing is for probing a pool; a simulation always looks up as the connector does")
 	}
+	if e := o.Key.Engines.Engine; o.Simulate && e != string(keys.EngineTRTLLM) {
+		return keys.Settings{}, nil, usagef("--engine %s: --simulate replays TensorRT-LLM's connector; probe a pool %s wrote with --pool", e, e)
+	}
 	if o.Simulate && !c.Flags().Changed("layer-group") {
 		return keys.Settings{}, nil, usagef("--simulate sizes its pool in pages: give your model's page size with --layer-group ID:BYTES (e.g. --layer-group 0:64KiB); the default %s pages spell keys, they are no model's", keys.DefaultLayerGroup)
 	}
@@ -129,11 +139,11 @@ func (o *holesOptions) validate(c *cobra.Command, ios *IOStreams, g *globalOptio
 	if err != nil {
 		return setup, nil, err
 	}
-	if setup.Namespace.ModelKey == "" {
+	if err := o.checkEngine(setup); err != nil {
+		return setup, nil, err
+	}
+	if setup.Namespace.ModelKey == "" && o.Simulate {
 		setup.Namespace.ModelKey = "kvctl"
-		if !o.Simulate {
-			return setup, nil, usagef("--model-key is required to probe a pool (page keys contain it)")
-		}
 	}
 	path, format := o.Trace, o.TraceFormat
 	if o.Requests != "" {
@@ -178,6 +188,15 @@ func runHolesProbe(c *cobra.Command, ios *IOStreams, g *globalOptions, o *holesO
 	}
 	rep.Diagnosis = o.Layout.explainMiss(c.Context(), ios, st, s, rep.Summary.HitBlocks, rep.Summary.Blocks)
 	return printHolesProbe(ios, g, rep)
+}
+
+// checkEngine refuses a probe the engine's keys cannot make
+// (checkProbeSettings).
+func (o *holesOptions) checkEngine(s keys.Settings) error {
+	if o.Simulate {
+		return nil
+	}
+	return checkProbeSettings(s)
 }
 
 // checkLayout decides whether a probe reads its layout from the pool

@@ -30,8 +30,8 @@ type engineFlags struct {
 	DType        string
 }
 
-// register adds the engine flags (keys only: holes and serve key
-// TensorRT-LLM's pools).
+// register adds the engine flags (keys, holes and pool exist --tokens:
+// serve runs TensorRT-LLM's connector only).
 func (f *engineFlags) register(fs *pflag.FlagSet) {
 	f.registered = true
 	fs.StringVar(&f.Engine, "engine", "trtllm", "engine whose keys are computed: trtllm, vllm, sglang, lmcache or dynamo (docs/keys.md, Engines)")

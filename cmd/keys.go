@@ -9,6 +9,7 @@ import (
 	"github.com/kvctl/kvctl/keys"
 	"github.com/kvctl/kvctl/workload"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 type keysOptions struct {
@@ -17,6 +18,7 @@ type keysOptions struct {
 	Requests     string
 	Trace        string
 	TraceFormat  string
+	Diff         []string
 	Key          keyFlags
 }
 
@@ -33,7 +35,7 @@ layer groups and eviction group keys.
 Tokens come from --tokens (a JSON array, whitespace- or comma-separated integers,
 or raw little-endian int64 with --tokens-format i64; "-" reads stdin) or from a
 requests file (--requests, JSONL: {"id", "tokens", "cache_salt", "lora_task_id",
-"multimodal_hashes"} per line) or a trace (--trace: kvctl JSONL or a Mooncake
+"lora_name", "multimodal_hashes"} per line) or a trace (--trace: kvctl JSONL or a Mooncake
 FAST'25 trace, whose tokens are synthesised per 512-token block from its hash
 ids, as holes and serve synthesise them), processed in parallel and printed in
 input order.
@@ -60,6 +62,11 @@ instead: vllm (prefix-cache block hashes, MooncakeStoreConnector keys; needs
 (HiCache page hashes and keys) and dynamo (KV-router block and sequence hashes,
 no pool keys). Multimodal items are refused. See docs/keys.md, Engines.
 
+--diff A --diff B compares two settings on the --tokens prompt, each a quoted
+string of key flags added to the ones given outside --diff: it prints the inputs
+that differ and the first block whose hash or pool keys differ, with each side's
+(why two instances do not share). Output: table or json.
+
 Output: table (default), json, jsonl (one object per request), keys (one page key
 per line, to pipe into other tools).
 
@@ -67,9 +74,16 @@ Exit codes: 2 for bad flags or unreadable/invalid input.`,
 		Example: `$ kvctl keys --tokens testdata/prompt-64.json --tokens-per-block 16 --model-key m
 $ seq 0 63 | kvctl keys --tokens - --tokens-per-block 16 --model-key m -o keys
 $ kvctl keys --requests testdata/requests.jsonl --tokens-per-block 32 --model-key m --tp 4 --all-ranks -o jsonl
-$ kvctl keys --engine vllm --hash-seed 0 --tokens testdata/prompt-64.json --tokens-per-block 16 --model-key meta-llama/Llama-3.1-8B-Instruct`,
+$ kvctl keys --engine vllm --hash-seed 0 --tokens testdata/prompt-64.json --tokens-per-block 16 --model-key meta-llama/Llama-3.1-8B-Instruct
+$ kvctl keys --tokens testdata/prompt-64.json --tokens-per-block 16 --model-key m --diff "--engine vllm --hash-seed 0" --diff "--engine vllm --hash-seed 1"`,
 		Args: noArgsAfterOldADP(&opts.Key.AttentionDP),
 		RunE: func(c *cobra.Command, _ []string) error {
+			if c.Flags().Changed("diff") {
+				if err := opts.validateDiff(g); err != nil {
+					return err
+				}
+				return opts.runDiff(c.Context(), c, ios, g)
+			}
 			setup, err := opts.validate(c, ios, g)
 			if err != nil {
 				return err
@@ -83,9 +97,32 @@ $ kvctl keys --engine vllm --hash-seed 0 --tokens testdata/prompt-64.json --toke
 	fs.StringVar(&opts.Requests, "requests", "", "requests file (JSONL, one request a line)")
 	fs.StringVar(&opts.Trace, "trace", "", "trace file: kvctl JSONL or a Mooncake FAST'25 trace")
 	fs.StringVar(&opts.TraceFormat, "trace-format", "auto", "format of --trace: auto, kvctl or mooncake")
-	opts.Key.register(fs, true)
-	opts.Key.Engines.register(fs)
+	fs.StringArrayVar(&opts.Diff, "diff", nil, "compare two settings on the --tokens prompt: give it twice, each a quoted string of key flags (e.g. --diff \"--engine vllm --hash-seed 0\" --diff \"--engine vllm --hash-seed 1\"); the other key flags apply to both")
+	registerKeySettingFlags(fs, &opts.Key)
 	return c
+}
+
+// registerKeySettingFlags registers the flags that decide a prompt's keys
+// under kvctl keys: the key flags and the engine flags (also each side of
+// --diff).
+func registerKeySettingFlags(fs *pflag.FlagSet, k *keyFlags) {
+	k.register(fs, true)
+	k.Engines.register(fs)
+}
+
+// validateDiff checks --diff: two sides, one --tokens prompt, table or
+// JSON output.
+func (o *keysOptions) validateDiff(g *globalOptions) error {
+	if err := g.checkOutput("table", "json"); err != nil {
+		return err
+	}
+	if len(o.Diff) != 2 {
+		return usagef("--diff compares two settings: give it twice, e.g. --diff \"--hash-seed 0\" --diff \"--hash-seed 1\" (got %d)", len(o.Diff))
+	}
+	if o.Tokens == "" || o.Requests != "" || o.Trace != "" {
+		return usagef("--diff compares the keys of one prompt: give it with --tokens")
+	}
+	return nil
 }
 
 func (o *keysOptions) validate(c *cobra.Command, ios *IOStreams, g *globalOptions) (keysSpelling, error) {

@@ -34,22 +34,12 @@ type engineKeysBlock struct {
 }
 
 // isOtherEngine reports whether s keys an engine other than TensorRT-LLM.
-func isOtherEngine(s keys.Settings) bool {
-	return s.Engine != "" && s.Engine != keys.EngineTRTLLM
-}
+func isOtherEngine(s keys.Settings) bool { return !s.IsTRTLLM() }
 
 // spellsEngineKeys reports whether pool keys are spelled: the engine has
 // a pool and a model key is given (SGLang's model prefix is optional).
 func spellsEngineKeys(s keys.Settings) bool {
 	return keys.EngineHasKeys(s.Engine) && (s.Namespace.ModelKey != "" || s.Engine == keys.EngineSGLang)
-}
-
-// blockSize is the tokens of a full block: LMCache's chunk size, else T.
-func blockSize(s keys.Settings) int {
-	if s.Engine == keys.EngineLMCache {
-		return s.Engines.ChunkSize
-	}
-	return s.TokensPerBlock()
 }
 
 // engineResult hashes one prompt under the engine and spells its keys.
@@ -58,7 +48,7 @@ func engineResult(s keys.Settings, id string, scope keys.Scope, tokens []int64) 
 	if err != nil {
 		return engineKeysResult{}, err
 	}
-	r := engineKeysResult{ID: id, Engine: s.Engine, TokensPerBlock: blockSize(s), NumTokens: len(tokens),
+	r := engineKeysResult{ID: id, Engine: s.Engine, TokensPerBlock: s.BlockTokens(), NumTokens: len(tokens),
 		NumBlocks: len(blocks), Blocks: make([]engineKeysBlock, len(blocks))}
 	for i, b := range blocks {
 		eb := engineKeysBlock{Index: i, Start: b.Start, End: b.End, Hash: b.Hash, HashU64: json.Number(b.EventHash), BlockHash: b.LocalHash}
@@ -98,8 +88,8 @@ func runEngineKeys(ctx context.Context, ios *IOStreams, output string, s keys.Se
 	return printEngineResults(ios, output, results)
 }
 
-// mergeScope gives a request the LoRA name of the flags, which request
-// files do not carry.
+// mergeScope gives a request without a lora_name the --lora-name of the
+// flags: a request's own lora_name wins.
 func mergeScope(flags, req keys.Scope) keys.Scope {
 	if req.LoRAName == "" {
 		req.LoRAName = flags.LoRAName

@@ -32,11 +32,12 @@ type promptExistReport struct {
 }
 
 // registerPromptFlags registers the flags of pool exist --tokens: the
-// prompt, the key flags of kvctl keys, and --layout.
+// prompt, the key and engine flags of kvctl keys, and --layout.
 func (o *poolExistOptions) registerPromptFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Tokens, "tokens", "", "probe the page keys of a prompt: its token ids in a file, or - for stdin (as kvctl keys --tokens reads them)")
 	fs.StringVar(&o.TokensFormat, "tokens-format", "auto", "format of --tokens: auto, json, text or i64 (raw little-endian int64)")
 	o.Key.register(fs, true)
+	o.Key.Engines.register(fs)
 	o.Layout.register(fs)
 }
 
@@ -82,10 +83,7 @@ func (o *poolExistOptions) promptSettings(c *cobra.Command, ios *IOStreams) (key
 	if err != nil {
 		return s, err
 	}
-	if s.Namespace.ModelKey == "" {
-		return s, usagef("--model-key is required to probe a pool (page keys contain it)")
-	}
-	return s, nil
+	return s, checkProbeSettings(s)
 }
 
 // runPoolExistPrompt probes the page keys of the prompt in --tokens and
@@ -120,10 +118,9 @@ func (o *poolExistOptions) probePrompt(ctx context.Context, ios *IOStreams, st p
 	if err != nil {
 		return promptExistReport{}, err
 	}
-	rep := promptExistReport{Pool: o.Pool.URL, Layout: s.Layout.String(), Prompt: pp.Holes, Keys: make([]promptKeyEntry, len(pp.Keys))}
-	perBlock := s.Layout.PagesPerBlock()
+	rep := promptExistReport{Pool: o.Pool.URL, Layout: probedLayout(s), Prompt: pp.Holes, Keys: make([]promptKeyEntry, len(pp.Keys))}
 	for i, k := range pp.Keys {
-		rep.Keys[i] = promptKeyEntry{Block: i / perBlock, Key: k, Status: pp.Status[i]}
+		rep.Keys[i] = promptKeyEntry{Block: i / pp.KeysPerBlock, Key: k, Status: pp.Status[i]}
 	}
 	rep.Diagnosis = o.Layout.explainMiss(ctx, ios, st, s, pp.Holes.HitBlocks, pp.Holes.Blocks)
 	return rep, nil

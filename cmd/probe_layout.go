@@ -37,17 +37,19 @@ type probeLayout struct {
 
 // register registers --layout onto fs.
 func (p *probeLayout) register(fs *pflag.FlagSet) {
-	fs.StringVar(&p.mode, "layout", layoutAuto, "auto: given no layout flag (--tokens-per-block, --layer-group, --tp, ... --llm-config), read the layout from the pool's own keys; explicit: the flags and their defaults")
+	fs.StringVar(&p.mode, "layout", layoutAuto, "auto: given no layout flag (--tokens-per-block, --layer-group, --tp, ... --llm-config), read the layout from the pool's own keys (TensorRT-LLM's only: off with another --engine); explicit: the flags and their defaults")
 }
 
 // decide decides, before key resolves its flags, whether the layout is
 // read from the pool; T, which resolve requires, is then a placeholder
-// until the pool says.
+// until the pool says. Only TensorRT-LLM's layouts are read from a pool:
+// with another engine the flags give the layout.
 func (p *probeLayout) decide(c *cobra.Command, key *keyFlags) error {
 	auto, err := wantsPoolLayout(c, p.mode)
 	if err != nil {
 		return err
 	}
+	auto = auto && (key.Engines.Engine == "" || key.Engines.Engine == string(keys.EngineTRTLLM))
 	p.fromPool = auto
 	if auto {
 		key.TokensPerBlock = placeholderT
@@ -67,10 +69,11 @@ func (p *probeLayout) apply(ctx context.Context, ios *IOStreams, st pool.Store, 
 }
 
 // explainMiss says why a probe of blocks blocks that hit none found
-// nothing, when the layout was explicit and a sample of the pool shows
-// why (diagnoseMiss), and warns of it on stderr. It returns "" otherwise.
+// nothing, when the layout was TensorRT-LLM's and explicit and a sample of
+// the pool shows why (diagnoseMiss), and warns of it on stderr. It returns
+// "" otherwise.
 func (p *probeLayout) explainMiss(ctx context.Context, ios *IOStreams, st pool.Store, s keys.Settings, hitBlocks, blocks int64) string {
-	if p.fromPool || hitBlocks > 0 || blocks == 0 {
+	if p.fromPool || hitBlocks > 0 || blocks == 0 || !s.IsTRTLLM() {
 		return ""
 	}
 	d := diagnoseMiss(ctx, st, s)

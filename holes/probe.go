@@ -65,8 +65,8 @@ func Probe(ctx context.Context, st pool.Store, poolName string, src workload.Sou
 		}
 		exist, rep.Probe = le.ExistLeasing, ProbeLeasing
 	}
-	if opts.Keys.Namespace.ModelKey == "" {
-		return rep, errors.New("probing needs a model key: page keys contain it")
+	if err := checkModelKey(opts.Keys); err != nil {
+		return rep, err
 	}
 	p := newProber(opts, exist)
 	err := src.Each(func(req workload.Request) error {
@@ -77,7 +77,7 @@ func Probe(ctx context.Context, st pool.Store, poolName string, src workload.Sou
 		if err != nil {
 			return fmt.Errorf("request %q: %w", req.ID, err)
 		}
-		countRequest(&rep.Summary, len(req.Tokens), p.opts.Keys.Layout.TokensPerBlock, rh)
+		countRequest(&rep.Summary, len(req.Tokens), p.opts.Keys.BlockTokens(), rh)
 		rep.Requests = append(rep.Requests, rh)
 		if opts.Progress != nil {
 			opts.Progress(len(rep.Requests))
@@ -107,9 +107,10 @@ func newProber(opts ProbeOptions, exist existFunc) *prober {
 
 // PromptProbe is what a probe of one prompt found.
 type PromptProbe struct {
-	// Keys are the page keys of the prompt's full blocks, block by block
-	// (Layout.PagesPerBlock keys a block).
-	Keys []string
+	// Keys are the page keys of the prompt's full blocks, block by block,
+	// KeysPerBlock a block (keys.Settings.KeysPerBlock).
+	Keys         []string
+	KeysPerBlock int
 	// Status is each key's exist status (pool.Store.Exist).
 	Status []int
 	// Holes maps the blocks: a block is present when all its pages are.
@@ -120,8 +121,8 @@ type PromptProbe struct {
 // in st (read-only), in one exist call per DefaultChunkKeys keys, as
 // Probe looks up each request.
 func ProbePrompt(ctx context.Context, st pool.Store, s keys.Settings, tokens []int64) (PromptProbe, error) {
-	if s.Namespace.ModelKey == "" {
-		return PromptProbe{}, errors.New("probing needs a model key: page keys contain it")
+	if err := checkModelKey(s); err != nil {
+		return PromptProbe{}, err
 	}
 	p := newProber(ProbeOptions{Keys: s}, st.Exist)
 	rh, err := p.lookup(ctx, s.Scope, tokens)
@@ -129,7 +130,16 @@ func ProbePrompt(ctx context.Context, st pool.Store, s keys.Settings, tokens []i
 		return PromptProbe{}, err
 	}
 	rh.PromptTokens = int64(len(tokens))
-	return PromptProbe{Keys: p.keys, Status: p.status, Holes: rh}, nil
+	return PromptProbe{Keys: p.keys, Status: p.status, KeysPerBlock: s.KeysPerBlock(), Holes: rh}, nil
+}
+
+// checkModelKey refuses to probe without a model key, which every
+// engine's keys but SGLang's (whose model prefix is optional) contain.
+func checkModelKey(s keys.Settings) error {
+	if s.Namespace.ModelKey == "" && s.Engine != keys.EngineSGLang {
+		return errors.New("probing needs a model key: page keys contain it")
+	}
+	return nil
 }
 
 // request probes one request's full blocks.
@@ -142,16 +152,13 @@ func (p *prober) request(ctx context.Context, req workload.Request) (stats.Reque
 	return rh, nil
 }
 
-// lookup probes the full blocks of a prompt under scope, leaving their
+// lookup probes the full blocks of a prompt under scope, as the engine's
+// connector looks them up (keys.Settings.AppendLookupKeys), leaving their
 // keys and statuses in p.keys and p.status.
 func (p *prober) lookup(ctx context.Context, scope keys.Scope, tokens []int64) (stats.RequestHoles, error) {
-	hashes, err := p.opts.Keys.Hashes(scope, tokens)
-	if err != nil {
+	var err error
+	if p.keys, _, err = p.opts.Keys.AppendLookupKeys(p.keys[:0], scope, tokens); err != nil {
 		return stats.RequestHoles{}, err
-	}
-	p.keys = p.keys[:0]
-	for _, h := range hashes {
-		p.keys = p.opts.Keys.AppendBlockKeys(p.keys, h)
 	}
 	p.status = grow(p.status, len(p.keys))
 	for lo := 0; lo < len(p.keys); lo += p.opts.ChunkKeys {
@@ -160,11 +167,11 @@ func (p *prober) lookup(ctx context.Context, scope keys.Scope, tokens []int64) (
 			return stats.RequestHoles{}, err
 		}
 	}
-	present, err := stats.BlockPresence(p.status, p.opts.Keys.Layout.PagesPerBlock())
+	present, err := stats.BlockPresence(p.status, p.opts.Keys.KeysPerBlock())
 	if err != nil {
 		return stats.RequestHoles{}, err
 	}
-	return stats.Analyze(present, p.opts.Keys.Layout.TokensPerBlock), nil
+	return stats.Analyze(present, p.opts.Keys.BlockTokens()), nil
 }
 
 // countRequest counts one request of promptTokens tokens, whose "blocks"

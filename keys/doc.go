@@ -30,5 +30,6 @@
 // MooncakeStoreConnector keys, LMCache's chunk hashes and CacheEngineKey,
 // SGLang HiCache's page hashes and keys, and Dynamo's KV-router block and
 // sequence hashes. EngineBlocks hashes a prompt under one of them and
-// AppendEngineKeys spells a block's pool keys.
+// AppendEngineKeys spells a block's pool keys; AppendLookupKeys spells the
+// keys a lookup of a prompt asks a pool for, under any engine.
 package keys

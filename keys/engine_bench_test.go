@@ -3,8 +3,9 @@ package keys
 import "testing"
 
 // BenchmarkEngineBlocks hashes a 32,768-token prompt under each engine
-// (vLLM at block size 16, the others at their usual sizes); compare its
-// tokens/s with BenchmarkChainExtend's.
+// (vLLM at block size 16, the others at their usual sizes), the blocks'
+// hash strings included; compare its tokens/s with BenchmarkChain's, the
+// TensorRT-LLM path (docs/benchmarks.md: every engine within 2x).
 func BenchmarkEngineBlocks(b *testing.B) {
 	seed := "0"
 	tokens := make([]int64, 32768)
@@ -29,6 +30,7 @@ func BenchmarkEngineBlocks(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			b.ReportMetric(float64(b.N)*float64(len(tokens))/b.Elapsed().Seconds(), "tokens/s")
 		})
 	}
 }

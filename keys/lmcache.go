@@ -21,20 +21,22 @@ func (o EngineOptions) chunkSize() int {
 // seed.
 func lmcacheBlocks(o EngineOptions, tokens []int64) ([]EngineBlock, error) {
 	h := &pyHasher{algo: o.hashAlgo()}
-	parent, err := vllmRoot(h, o.HashSeed)
+	root, err := vllmRoot(h, o.HashSeed)
 	if err != nil {
 		return nil, err
 	}
+	var parentBuf [32]byte
+	parent := append(parentBuf[:0], root...)
 	n := o.chunkSize()
 	out := make([]EngineBlock, 0, (len(tokens)+n-1)/n)
 	for start := 0; start < len(tokens); start += n {
 		end := min(start+n, len(tokens))
-		d, err := h.sum([]any{parent, tokens[start:end], nil})
+		d, err := h.sumBlock(parent, tokens[start:end], nil)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, digestBlock(start, end, d))
-		parent = d
+		parent = append(parent[:0], d...)
 	}
 	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
+	"slices"
 )
 
 // Pickle opcodes of protocol 5 (CPython Lib/pickle.py), only those the
@@ -81,10 +82,7 @@ func (p *pickler) commitFrame() {
 
 // save writes one value, after committing a full frame (Pickler.save).
 func (p *pickler) save(v any) error {
-	if len(p.b)-p.frame-frameHeader >= frameTarget {
-		p.commitFrame()
-		p.startFrame()
-	}
+	p.checkFrame()
 	switch v := v.(type) {
 	case nil:
 		p.b = append(p.b, opNone)
@@ -95,13 +93,43 @@ func (p *pickler) save(v any) error {
 	case string:
 		p.saveStr(v)
 	case []int64:
-		return p.saveTuple(len(v), func(i int) any { return v[i] })
+		p.saveInts(v)
 	case []any:
-		return p.saveTuple(len(v), func(i int) any { return v[i] })
+		return p.saveItems(v)
 	default:
 		return fmt.Errorf("pickle: no encoding for %T", v)
 	}
 	return nil
+}
+
+// checkFrame commits the current frame once it holds frameTarget bytes,
+// as Pickler.save does before every object.
+func (p *pickler) checkFrame() {
+	if len(p.b)-p.frame-frameHeader >= frameTarget {
+		p.commitFrame()
+		p.startFrame()
+	}
+}
+
+// appendPickleBlock appends pickle.dumps((parent, tuple(tokens), extra),
+// protocol=5), vLLM's block tuple, as appendPickle does without boxing
+// the tuple, the parent or the tokens.
+func appendPickleBlock(dst, parent []byte, tokens []int64, extra any) ([]byte, error) {
+	p := pickler{b: append(dst, opProto, 5)}
+	p.startFrame()
+	p.checkFrame()
+	p.openTuple(3)
+	p.checkFrame()
+	p.saveBytes(parent)
+	p.checkFrame()
+	p.saveInts(tokens)
+	if err := p.save(extra); err != nil {
+		return dst, err
+	}
+	p.closeTuple(3)
+	p.b = append(p.b, opStop)
+	p.commitFrame()
+	return p.b, nil
 }
 
 // saveInt writes an int (Pickler.save_long): BININT1, BININT2, BININT for
@@ -176,26 +204,78 @@ func (p *pickler) writeLarge(header, payload []byte) {
 	p.startFrame()
 }
 
-// saveTuple writes a tuple of n items (Pickler.save_tuple): EMPTY_TUPLE,
-// TUPLE1..3 after the items, or MARK items TUPLE; then memoizes it.
-func (p *pickler) saveTuple(n int, item func(int) any) error {
-	if n == 0 {
+// openTuple starts a tuple of n items (Pickler.save_tuple): EMPTY_TUPLE
+// for none, MARK before more than 3.
+func (p *pickler) openTuple(n int) {
+	switch {
+	case n == 0:
 		p.b = append(p.b, opEmptyTuple)
-		return nil
-	}
-	if n > 3 {
+	case n > 3:
 		p.b = append(p.b, opMark)
 	}
-	for i := range n {
-		if err := p.save(item(i)); err != nil {
-			return err
-		}
-	}
-	if n > 3 {
+}
+
+// closeTuple ends a tuple of n items after them: TUPLE1..3 or TUPLE, then
+// MEMOIZE (none for the empty tuple, which is not memoized).
+func (p *pickler) closeTuple(n int) {
+	switch {
+	case n == 0:
+		return
+	case n > 3:
 		p.b = append(p.b, opTuple)
-	} else {
+	default:
 		p.b = append(p.b, opTuple1+byte(n-1))
 	}
 	p.b = append(p.b, opMemoize)
+}
+
+// maxIntPickle is the most bytes an int64 takes: LONG1, a length byte and
+// 9 bytes of two's complement.
+const maxIntPickle = 11
+
+// saveInts writes a tuple of ints, each item saved as save would. Where
+// the whole tuple cannot fill the frame, no item checks it.
+func (p *pickler) saveInts(v []int64) {
+	p.openTuple(len(v))
+	p.b = slices.Grow(p.b, maxIntPickle*len(v)+2)
+	if len(p.b)-p.frame-frameHeader+maxIntPickle*len(v) < frameTarget {
+		p.b = appendPickleInts(p.b, v)
+	} else {
+		for _, x := range v {
+			p.checkFrame()
+			p.saveInt(x)
+		}
+	}
+	p.closeTuple(len(v))
+}
+
+// appendPickleInts appends the ints of v as saveInt writes them, in one
+// loop over a local slice (the tokens of a block: the hot path).
+func appendPickleInts(b []byte, v []int64) []byte {
+	for _, x := range v {
+		switch {
+		case uint64(x) <= 0xff:
+			b = append(b, opBinInt1, byte(x))
+		case uint64(x) <= 0xffff:
+			b = append(b, opBinInt2, byte(x), byte(x>>8))
+		case x >= -1<<31 && x < 1<<31:
+			b = append(b, opBinInt, byte(x), byte(x>>8), byte(x>>16), byte(x>>24))
+		default:
+			enc := encodeLong(x)
+			b = append(append(b, opLong1, byte(len(enc))), enc...)
+		}
+	}
+	return b
+}
+
+// saveItems writes a tuple of values.
+func (p *pickler) saveItems(v []any) error {
+	p.openTuple(len(v))
+	for _, x := range v {
+		if err := p.save(x); err != nil {
+			return err
+		}
+	}
+	p.closeTuple(len(v))
 	return nil
 }

@@ -157,6 +157,10 @@ func FuzzAppendPickle(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		block, err := appendPickleBlock(nil, parent, toks, extra)
+		if err != nil || !bytes.Equal(block, b) {
+			t.Fatalf("appendPickleBlock = %x, %v; want appendPickle's %x", block, err, b)
+		}
 		got, err := unpickle(b)
 		if err != nil {
 			t.Fatalf("unpickle(appendPickle(v)): %v", err)

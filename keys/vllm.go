@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/fxamacker/cbor/v2"
 	"github.com/zeebo/xxh3"
 )
 
@@ -51,44 +50,58 @@ func (o EngineOptions) hashAlgo() HashAlgo {
 	return o.HashAlgo
 }
 
-// cborMode is canonical CBOR as vLLM writes it (cbor2.dumps(x,
-// canonical=True)): the core deterministic options.
-var cborMode = func() cbor.EncMode {
-	m, err := cbor.CoreDetEncOptions().EncMode()
-	if err != nil {
-		panic(err) // unreachable: the library's own options are valid
-	}
-	return m
-}()
-
 // pyHasher hashes the Python values of vLLM's recipe (nil, []byte,
-// string, []int64, []any as tuples) with one HashAlgo.
+// string, []int64, []any as tuples) with one HashAlgo, encoding them
+// with appendPickle or appendCBOR.
 type pyHasher struct {
 	algo HashAlgo
 	buf  []byte
+	out  [32]byte // the last digest
 }
 
-// sum returns the digest of v: 32 bytes for SHA-256, 16 for XXH3-128
-// (its canonical big-endian form, as xxhash.xxh3_128_digest).
+// sum returns the digest of v (sumEncoded).
 func (h *pyHasher) sum(v any) ([]byte, error) {
 	var err error
-	switch h.algo {
-	case HashSHA256, HashXXHash:
+	if h.algo.isCBOR() {
+		h.buf, err = appendCBOR(h.buf[:0], v)
+	} else {
 		h.buf, err = appendPickle(h.buf[:0], v)
-	case HashSHA256CBOR, HashXXHashCBOR:
-		h.buf, err = cborMode.Marshal(v)
-	default:
-		_, err = ParseHashAlgo(string(h.algo))
 	}
 	if err != nil {
 		return nil, err
 	}
-	if h.algo == HashSHA256 || h.algo == HashSHA256CBOR {
-		d := sha256.Sum256(h.buf)
-		return d[:], nil
+	return h.sumEncoded(), nil
+}
+
+// sumBlock returns the digest of vLLM's block tuple (parent,
+// tuple(tokens), extra) (sumEncoded).
+func (h *pyHasher) sumBlock(parent []byte, tokens []int64, extra any) ([]byte, error) {
+	var err error
+	if h.algo.isCBOR() {
+		h.buf, err = appendCBORBlock(h.buf[:0], parent, tokens, extra)
+	} else {
+		h.buf, err = appendPickleBlock(h.buf[:0], parent, tokens, extra)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return h.sumEncoded(), nil
+}
+
+// isCBOR reports whether a hashes canonical CBOR rather than the pickle.
+func (a HashAlgo) isCBOR() bool { return a == HashSHA256CBOR || a == HashXXHashCBOR }
+
+// sumEncoded returns the digest of h.buf: 32 bytes for SHA-256, 16 for
+// XXH3-128 (its canonical big-endian form, as xxhash.xxh3_128_digest).
+// The digest is valid until the next sum.
+func (h *pyHasher) sumEncoded() []byte {
+	switch h.algo {
+	case HashSHA256, HashSHA256CBOR:
+		h.out = sha256.Sum256(h.buf)
+		return h.out[:]
 	}
 	d := xxh3.Hash128(h.buf).Bytes()
-	return d[:], nil
+	return h.out[:copy(h.out[:], d[:])]
 }
 
 // vllmRoot returns NONE_HASH, the parent of block 0 (vllm
@@ -126,25 +139,30 @@ func vllmExtra(sc Scope, i int) any {
 //	h[i] = H((h[i-1], tuple(tokens of block i), extra_keys(i))),  h[-1] = NONE_HASH
 func vllmBlocks(o EngineOptions, sc Scope, T int, tokens []int64) ([]EngineBlock, error) {
 	h := &pyHasher{algo: o.hashAlgo()}
-	parent, err := vllmRoot(h, o.HashSeed)
+	root, err := vllmRoot(h, o.HashSeed)
 	if err != nil {
 		return nil, err
 	}
+	var parentBuf [32]byte
+	parent := append(parentBuf[:0], root...)
 	out := make([]EngineBlock, 0, len(tokens)/T)
 	for i := 0; (i+1)*T <= len(tokens); i++ {
-		d, err := h.sum([]any{parent, tokens[i*T : (i+1)*T], vllmExtra(sc, i)})
+		d, err := h.sumBlock(parent, tokens[i*T:(i+1)*T], vllmExtra(sc, i))
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, digestBlock(i*T, (i+1)*T, d))
-		parent = d
+		parent = append(parent[:0], d...)
 	}
 	return out, nil
 }
 
 // digestBlock is a block whose hash is a digest, with its low 64 bits (the
-// last 8 bytes, big-endian) as the KV events' integer.
+// last 8 bytes, big-endian) as the KV events' integer. Both strings share
+// one allocation.
 func digestBlock(start, end int, d []byte) EngineBlock {
-	low := binary.BigEndian.Uint64(d[len(d)-8:])
-	return EngineBlock{Start: start, End: end, Hash: hex.EncodeToString(d), EventHash: strconv.FormatUint(low, 10)}
+	var buf [2*32 + 20]byte
+	n := hex.Encode(buf[:], d)
+	both := string(strconv.AppendUint(buf[:n], binary.BigEndian.Uint64(d[len(d)-8:]), 10))
+	return EngineBlock{Start: start, End: end, Hash: both[:n], EventHash: both[n:]}
 }

@@ -22,9 +22,12 @@ type Request struct {
 	ID string `json:"id"`
 	// Tokens are the prompt token ids (required; may be empty).
 	Tokens []int64 `json:"tokens"`
-	// CacheSalt, LoRATaskID and MultimodalHashes scope the keys (keys.Scope).
+	// CacheSalt, LoRATaskID, LoRAName and MultimodalHashes scope the keys
+	// (keys.Scope): TensorRT-LLM keys a LoRA adapter by its task id, vLLM
+	// and Dynamo by its name.
 	CacheSalt        string     `json:"cache_salt,omitempty"`
 	LoRATaskID       *int64     `json:"lora_task_id,omitempty"`
+	LoRAName         string     `json:"lora_name,omitempty"`
 	MultimodalHashes [][8]int32 `json:"multimodal_hashes,omitempty"`
 	// ArrivalMS is the arrival time in milliseconds from the start (>= 0).
 	ArrivalMS int64 `json:"arrival_ms,omitempty"`
@@ -36,7 +39,7 @@ type Request struct {
 
 // Scope returns what scopes the request's keys.
 func (r Request) Scope() keys.Scope {
-	return keys.Scope{CacheSalt: r.CacheSalt, LoRATaskID: r.LoRATaskID, Multimodal: r.MultimodalHashes}
+	return keys.Scope{CacheSalt: r.CacheSalt, LoRATaskID: r.LoRATaskID, LoRAName: r.LoRAName, Multimodal: r.MultimodalHashes}
 }
 
 // ReadRequests reads a requests file, one JSON object a line, and calls fn

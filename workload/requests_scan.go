@@ -19,11 +19,12 @@ const (
 	fieldArrivalMS
 	fieldConversationID
 	fieldOutputLength
+	fieldLoRAName
 )
 
 var requestFields = [...]string{
 	"id", "tokens", "cache_salt", "lora_task_id", "multimodal_hashes",
-	"arrival_ms", "conversation_id", "output_length",
+	"arrival_ms", "conversation_id", "output_length", "lora_name",
 }
 
 // requestParser is a strict JSON parser for one request line. It reads
@@ -130,6 +131,8 @@ func (p *requestParser) field(f int, req *Request) error {
 		req.ID, err = p.optString(name)
 	case fieldCacheSalt:
 		req.CacheSalt, err = p.optString(name)
+	case fieldLoRAName:
+		req.LoRAName, err = p.optString(name)
 	case fieldConversationID:
 		req.ConversationID, err = p.optString(name)
 	case fieldTokens:

@@ -34,12 +34,12 @@ func int64p(v int64) *int64 { return &v }
 func TestReadRequests(t *testing.T) {
 	in := "{\"id\": \"a\", \"tokens\": [1, 2, 3]}\n" +
 		"\n   \n" +
-		"{\"tokens\":[],\"cache_salt\":\"s\\u00e9\\n\",\"lora_task_id\":0,\"multimodal_hashes\":[[1,2,3,4,5,6,7,-8]]}\r\n" +
-		`{"id":"c","tokens":[-9223372036854775808],"arrival_ms":12,"conversation_id":"conv","output_length":7,"lora_task_id":null,"cache_salt":null,"multimodal_hashes":null}` + "\n" +
+		"{\"tokens\":[],\"cache_salt\":\"s\\u00e9\\n\",\"lora_task_id\":0,\"lora_name\":\"ad\\u00e9\",\"multimodal_hashes\":[[1,2,3,4,5,6,7,-8]]}\r\n" +
+		`{"id":"c","tokens":[-9223372036854775808],"arrival_ms":12,"conversation_id":"conv","output_length":7,"lora_task_id":null,"lora_name":null,"cache_salt":null,"multimodal_hashes":null}` + "\n" +
 		` { "tokens" : [ 5 ] , "id" : "\ud83d\ude00" } `
 	want := []Request{
 		{ID: "a", Tokens: []int64{1, 2, 3}},
-		{ID: "line-4", Tokens: []int64{}, CacheSalt: "sé\n", LoRATaskID: int64p(0), MultimodalHashes: [][8]int32{{1, 2, 3, 4, 5, 6, 7, -8}}},
+		{ID: "line-4", Tokens: []int64{}, CacheSalt: "sé\n", LoRATaskID: int64p(0), LoRAName: "adé", MultimodalHashes: [][8]int32{{1, 2, 3, 4, 5, 6, 7, -8}}},
 		{ID: "c", Tokens: []int64{-1 << 63}, ArrivalMS: 12, ConversationID: "conv", OutputLength: 7},
 		{ID: "😀", Tokens: []int64{5}},
 	}
@@ -76,6 +76,8 @@ func TestReadRequestsErrors(t *testing.T) {
 		{`{"id":true,"tokens":[1]}`, `id: want a string, got a boolean`},
 		{`{"cache_salt":["a"],"tokens":[1]}`, `cache_salt: want a string, got an array`},
 		{`{"lora_task_id":"7","tokens":[1]}`, `lora_task_id: want an integer, got a string`},
+		{`{"lora_name":7,"tokens":[1]}`, `lora_name: want a string, got a number`},
+		{`{"lora_name":"a","lora_name":"b","tokens":[1]}`, `field "lora_name" given twice`},
 		{`{"lora_task_id":7.0,"tokens":[1]}`, `lora_task_id: 7.0 is not an integer`},
 		{`{"lora_task_id":99999999999999999999,"tokens":[1]}`, `lora_task_id: 99999999999999999999 is outside int64`},
 		{`{"arrival_ms":-1,"tokens":[1]}`, `arrival_ms: -1 is outside a non-negative int64`},
@@ -262,8 +264,8 @@ func TestLoadRequests(t *testing.T) {
 }
 
 func TestRequestScope(t *testing.T) {
-	r := Request{CacheSalt: "s", LoRATaskID: int64p(3), MultimodalHashes: [][8]int32{{1}}}
-	want := keys.Scope{CacheSalt: "s", LoRATaskID: int64p(3), Multimodal: [][8]int32{{1}}}
+	r := Request{CacheSalt: "s", LoRATaskID: int64p(3), LoRAName: "a", MultimodalHashes: [][8]int32{{1}}}
+	want := keys.Scope{CacheSalt: "s", LoRATaskID: int64p(3), LoRAName: "a", Multimodal: [][8]int32{{1}}}
 	if diff := cmp.Diff(want, r.Scope()); diff != "" {
 		t.Errorf("Scope() (-want +got):\n%s", diff)
 	}
@@ -276,6 +278,7 @@ func FuzzReadRequests(f *testing.F) {
 	for _, s := range []string{
 		`{"id":"a","tokens":[1,2,3]}`,
 		`{"tokens":[],"cache_salt":"s\u00e9","lora_task_id":0,"multimodal_hashes":[[1,2,3,4,5,6,7,8]]}`,
+		`{"tokens":[1],"lora_name":"adapter-A"}`,
 		`{"tokens":[-1],"arrival_ms":5,"conversation_id":"c","output_length":2}`,
 		`{"tokens":[1.5]}`, `{"tokens":[1],"x":1}`, `{"id":"\ud83d\ude00","tokens":[0]}`,
 		`{"tokens":[1],"lora_task_id":null}`, "{\"tokens\":[1]}\n\n{\"tokens\":[2]}",

@@ -13,7 +13,7 @@ import (
 func TestRequestWriterRoundTrip(t *testing.T) {
 	want := []Request{
 		{ID: "a", Tokens: []int64{1, 2, 3}},
-		{ID: "b<&>\"\\\n😀", Tokens: []int64{}, CacheSalt: "sé\t<x>", LoRATaskID: int64p(0), MultimodalHashes: [][8]int32{{1, 2, 3, 4, 5, 6, 7, -1 << 31}}},
+		{ID: "b<&>\"\\\n😀", Tokens: []int64{}, CacheSalt: "sé\t<x>", LoRATaskID: int64p(0), LoRAName: "lo<&>ra", MultimodalHashes: [][8]int32{{1, 2, 3, 4, 5, 6, 7, -1 << 31}}},
 		{ID: "c", Tokens: []int64{-1 << 63, 1<<63 - 1}, ArrivalMS: 12, ConversationID: "conv", OutputLength: 7},
 	}
 	var buf bytes.Buffer
