@@ -11,6 +11,7 @@ import (
 	"github.com/kvctl/kvctl/transfer"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
 )
 
 // SeriesBaseline names the bench chart's reference line.
@@ -53,8 +54,9 @@ func BenchSweep(runs []transfer.BenchResult) (*Chart, error) {
 	padLogRange(&p.X)
 	p.Y.Min, p.Y.Tick.Marker = 0, ratioTicks{baseline: mean}
 	p.Y.Max = max(p.Y.Max, mean) * 1.1
-	p.Legend.Top, p.Legend.Left = false, false
-	return &Chart{Title: p.Title.Text, panels: []*plot.Plot{p}, w: defaultWidth, h: defaultHeight}, nil
+	c := &Chart{Title: p.Title.Text, panels: []*plot.Plot{p}, w: defaultWidth + 2*vg.Inch, h: defaultHeight}
+	c.legendOutside(2.5 * vg.Inch)
+	return c, nil
 }
 
 // baseline is the mean baseline GB/s at each page size, in order of page

@@ -57,17 +57,26 @@ type Chart struct {
 	// legend, when set, is drawn in a column right of the plot instead
 	// of the plot's own legend inside the axes.
 	legend *plot.Legend
-	w, h   vg.Length
+	// legendWidth is the width of the legend's column.
+	legendWidth vg.Length
+	w, h        vg.Length
 }
 
-// legendWidth is the width of the column a Chart's own legend takes.
-const legendWidth = 1.9 * vg.Inch
+// legendOutside moves the legend of c's first panel into a column of
+// width lw right of the panels.
+func (c *Chart) legendOutside(lw vg.Length) {
+	p := c.panels[0]
+	l := p.Legend
+	l.Top, l.Left, l.XOffs, l.YOffs = true, true, 0, 0
+	p.Legend = plot.NewLegend()
+	c.legend, c.legendWidth = &l, lw
+}
 
 // draw draws the figure on dc.
 func (c *Chart) draw(dc draw.Canvas) {
 	if c.legend != nil {
 		right := dc
-		dc.Max.X -= legendWidth
+		dc.Max.X -= c.legendWidth
 		right.Min.X = dc.Max.X
 		right.Max.Y -= vg.Inch / 2
 		c.legend.Draw(right)

@@ -98,7 +98,7 @@ func HoleMap(reqs []stats.RequestHoles) (*Chart, error) {
 		return nil, errors.New("charting a hole map: no requests")
 	}
 	grid, bin := binnedGrid(reqs)
-	title := fmt.Sprintf("Hole map of %d requests (%s)", len(reqs), bin)
+	title := fmt.Sprintf("Hole map of %d requests", len(reqs))
 	x := "block"
 	if bin.Blocks > 1 {
 		x = fmt.Sprintf("block (%d per cell)", bin.Blocks)
@@ -107,13 +107,13 @@ func HoleMap(reqs []stats.RequestHoles) (*Chart, error) {
 	if bin.Requests > 1 {
 		y = fmt.Sprintf("request, in order (%d per cell)", bin.Requests)
 	}
-	p := newPlot(title, x, y)
-	p.Title.TextStyle.Font.Size = vg.Points(11)
+	p := newPlot(title+"\n"+bin.String(), x, y)
 	p.Add(&cellPlotter{grid: grid, bin: bin})
 	p.Y.Scale = plot.InvertedScale{Normalizer: plot.LinearScale{}}
-	legend := newLegend()
 	for _, s := range []BlockState{Hit, Hole, Stranded, Miss} {
-		legend.Add(s.String(), swatch(stateColors[s]))
+		p.Legend.Add(s.String(), swatch(stateColors[s]))
 	}
-	return &Chart{Title: title, panels: []*plot.Plot{p}, legend: &legend, w: defaultWidth, h: defaultHeight}, nil
+	c := &Chart{Title: title, panels: []*plot.Plot{p}, w: defaultWidth, h: defaultHeight}
+	c.legendOutside(1.9 * vg.Inch)
+	return c, nil
 }

@@ -107,12 +107,3 @@ func addReference(p *plot.Plot, name string, pts plotter.XYs) error {
 	p.Legend.Add(name, line)
 	return nil
 }
-
-// newLegend is a legend in sans at the top left of its canvas.
-func newLegend() plot.Legend {
-	l := plot.NewLegend()
-	l.TextStyle.Font.Typeface, l.TextStyle.Font.Variant = sans.Typeface, sans.Variant
-	l.TextStyle.Font.Size = vg.Points(10)
-	l.Top, l.Left = true, true
-	return l
-}

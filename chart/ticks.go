@@ -43,15 +43,36 @@ func (bytesTicks) Ticks(min, max float64) []plot.Tick {
 // well: "40 (0.73x)".
 type ratioTicks struct{ baseline float64 }
 
-// Ticks returns the default ticks between min and max, relabelled.
+// Ticks returns about five labelled ticks at round values between min
+// and max, with unlabelled ones between.
 func (r ratioTicks) Ticks(min, max float64) []plot.Tick {
-	ticks := plot.DefaultTicks{}.Ticks(min, max)
-	for i, t := range ticks {
-		if t.Label != "" && r.baseline > 0 {
-			ticks[i].Label = fmt.Sprintf("%s (%.2fx)", t.Label, t.Value/r.baseline)
+	step := roundStep((max - min) / 6)
+	var ticks []plot.Tick
+	for v := math.Ceil(min/step) * step; v <= max+step/1e6; v += step / 2 {
+		t := plot.Tick{Value: v}
+		if k := math.Round(v / step * 2); int(k)%2 == 0 {
+			t.Label = strconv.FormatFloat(v, 'g', 4, 64)
+			if r.baseline > 0 {
+				t.Label = fmt.Sprintf("%s (%.2fx)", t.Label, v/r.baseline)
+			}
 		}
+		ticks = append(ticks, t)
 	}
 	return ticks
+}
+
+// roundStep is the smallest of 1, 2 and 5 times a power of ten at least x.
+func roundStep(x float64) float64 {
+	if x <= 0 {
+		return 1
+	}
+	p := math.Pow(10, math.Floor(math.Log10(x)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if m*p >= x {
+			return m * p
+		}
+	}
+	return 10 * p
 }
 
 // padLogRange widens [min, max] of a log-scaled axis by a factor on each
