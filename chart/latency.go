@@ -27,6 +27,15 @@ type Distribution struct {
 // quantile the distribution holds. A report that keeps only percentiles
 // draws a curve through those.
 func LatencyCDF(title string, dists ...Distribution) (*Chart, error) {
+	p, err := latencyPanel(title, dists)
+	if err != nil {
+		return nil, err
+	}
+	return &Chart{Title: title, panels: []*plot.Plot{p}, w: defaultWidth, h: defaultHeight}, nil
+}
+
+// latencyPanel is LatencyCDF's plot.
+func latencyPanel(title string, dists []Distribution) (*plot.Plot, error) {
 	p := newPlot(title, "milliseconds (modelled, log scale)", "share of samples at most")
 	n := 0
 	for i, d := range dists {
@@ -50,7 +59,7 @@ func LatencyCDF(title string, dists ...Distribution) (*Chart, error) {
 	p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
 	padLogRange(&p.X)
 	p.Y.Min, p.Y.Max, p.Y.Tick.Marker = 0, 1, fractionTicks{}
-	return &Chart{Title: title, panels: []*plot.Plot{p}, w: defaultWidth, h: defaultHeight}, nil
+	return p, nil
 }
 
 // Part is one phase's share of a transfer's time.
@@ -69,6 +78,17 @@ type Bar struct {
 // transfer, its phases' wall milliseconds stacked in order. Every bar
 // must name the same phases in the same order.
 func Phases(title string, bars ...Bar) (*Chart, error) {
+	p, err := phasesPanel(title, bars)
+	if err != nil {
+		return nil, err
+	}
+	c := &Chart{Title: title, panels: []*plot.Plot{p}, w: defaultWidth, h: min(defaultHeight, barsHeight(len(bars)))}
+	c.legendOutside(1.4 * vg.Inch)
+	return c, nil
+}
+
+// phasesPanel is Phases' plot, its legend inside the axes.
+func phasesPanel(title string, bars []Bar) (*plot.Plot, error) {
 	if len(bars) == 0 || len(bars[0].Parts) == 0 {
 		return nil, errors.New("charting phases: no phase timed")
 	}
@@ -101,9 +121,8 @@ func Phases(title string, bars ...Bar) (*Chart, error) {
 	p.NominalY(labels...)
 	p.Y.Min, p.Y.Max = -0.7, float64(len(bars))-0.3
 	p.X.Min = 0
-	c := &Chart{Title: title, panels: []*plot.Plot{p}, w: defaultWidth, h: min(defaultHeight, barsHeight(len(bars)))}
-	c.legendOutside(1.4 * vg.Inch)
-	return c, nil
+	p.Legend.Left = false
+	return p, nil
 }
 
 // barWidth is the thickness of a phases bar.

@@ -76,6 +76,10 @@ func gridLines() *plotter.Grid {
 	return g
 }
 
+// maxGlyphs is the most points of a series drawn as glyphs; a longer
+// series is a line alone.
+const maxGlyphs = 120
+
 // addSeries adds the i-th series: points joined by a line, in the
 // series' colour and shape, named in the legend.
 func addSeries(p *plot.Plot, i int, name string, pts plotter.XYs) error {
@@ -88,6 +92,11 @@ func addSeries(p *plot.Plot, i int, name string, pts plotter.XYs) error {
 	scatter.Color = seriesColor(i)
 	scatter.Shape = seriesGlyph(i)
 	scatter.Radius = vg.Points(3)
+	if len(pts) > maxGlyphs {
+		p.Add(line)
+		p.Legend.Add(name, line)
+		return nil
+	}
 	p.Add(line, scatter)
 	p.Legend.Add(name, line, scatter)
 	return nil
