@@ -8,3 +8,5 @@
 // rendered to an io.Writer as SVG or PNG (Chart.Render). The package never
 // prints and never writes files.
 package chart
+
+//go:generate go run ../internal/chartdocs testdata ../docs/images

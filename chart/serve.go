@@ -12,11 +12,12 @@ import (
 // Sample is the state of a replay at one instant of modelled time.
 type Sample struct {
 	// AtMS is the modelled time since the replay started.
-	AtMS float64
+	AtMS float64 `json:"at_ms"`
 	// HitRate is the pool's hit rate over the interval that ends at AtMS.
-	HitRate float64
+	HitRate float64 `json:"hit_rate"`
 	// PoolUsedBytes and PoolCapacityBytes are the pool's occupancy then.
-	PoolUsedBytes, PoolCapacityBytes int64
+	PoolUsedBytes     int64 `json:"pool_used_bytes"`
+	PoolCapacityBytes int64 `json:"pool_capacity_bytes"`
 }
 
 // Serve series names, as the legend spells them.
