@@ -74,9 +74,6 @@ $ kvctl holes --simulate --trace conversation.jsonl --tokens-per-block 32 --laye
 			if err != nil {
 				return err
 			}
-			if o.Simulate && !o.isSweep() && o.Plot.Path != "" {
-				return usagef("--plot draws a probe's hole map or a simulation's --sweep capacity=...; a one-capacity simulation keeps no block maps")
-			}
 			if err := o.Plot.open(); err != nil {
 				return err
 			}
@@ -106,7 +103,7 @@ $ kvctl holes --simulate --trace conversation.jsonl --tokens-per-block 32 --laye
 	fs.Float64Var(&o.Watermark, "watermark", 0.90, "eviction_high_watermark_ratio of the simulated master")
 	fs.Int64Var(&o.SegmentBytes, "segment-bytes", connector.DefaultGlobalSegmentSize, "global_segment_size of the simulated pool's segments: capacity / this many segments, the last one holding the remainder")
 	fs.Uint64Var(&o.Seed, "seed", 0, "seed of the simulated master's random shard walks (a run is deterministic given it)")
-	o.Plot.register(fs, "the hole map (a probe) or hit rate and holes against capacity (--sweep)")
+	o.Plot.register(fs, "the hole map (a probe or one simulated capacity) or hit rate and holes against capacity (--sweep)")
 	return c
 }
 
@@ -276,6 +273,7 @@ func runHolesSimulate(c *cobra.Command, ios *IOStreams, g *globalOptions, o *hol
 		Keys: s, SoftPinTTL: ttl,
 		GroupBlocks: o.GroupBlocks, OpenPool: simulatedPool(o.EvictionRatio, o.Watermark, o.SegmentBytes, o.Seed),
 		Progress: func(capacity int64, n int) { bar.updatePart(capacity, n, "") },
+		KeepMaps: o.Plot.Path != "" && !o.isSweep(),
 	}
 	runs, err := holes.Sweep(c.Context(), reqs, opts, caps)
 	bar.finish()
@@ -299,11 +297,15 @@ func simulatedRequests(runs []holes.Run) int64 {
 }
 
 // finishSimulation prints the runs of a finished simulation and draws
-// --plot: a sweep's runs against capacity, with the trace's ideal prefix
-// reuse, which its JSON carries too.
+// --plot: one capacity's hole map (its JSON then carries the maps), or a
+// sweep's runs against capacity, with the trace's ideal prefix reuse,
+// which its JSON carries too.
 func (o *holesOptions) finishSimulation(ios *IOStreams, g *globalOptions, s keys.Settings, src workload.Source, runs []holes.Run) error {
 	if !o.isSweep() {
-		return printSimulation(ios, g, false, runs, nil)
+		if err := printSimulation(ios, g, false, runs, nil); err != nil {
+			return err
+		}
+		return o.Plot.write(chart.HoleMap(runs[0].Requests))
 	}
 	ideal, err := workload.IdealPrefixReuse(src, s.Layout.TokensPerBlock)
 	if err != nil {

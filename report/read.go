@@ -79,17 +79,17 @@ func Read(name string, data []byte) (Input, error) {
 // decode decodes data by the command that wrote it and its shape.
 func (in *Input) decode(fields map[string]json.RawMessage, data []byte) error {
 	_, runs := fields["runs"]
-	_, requests := fields["requests"]
+	_, capacity := fields["capacity_bytes"]
 	switch cmd := in.Header.Command; {
 	case cmd == "holes" && runs:
 		in.Kind, in.sweep = HolesSweep, &holesSweep{}
 		return decodeInto(data, in.sweep)
-	case cmd == "holes" && requests:
-		in.Kind, in.probe = HolesProbe, &holes.Report{}
-		return decodeInto(data, in.probe)
-	case cmd == "holes":
+	case cmd == "holes" && capacity:
 		in.Kind, in.sim = HolesSimulation, &holes.Run{}
 		return decodeInto(data, in.sim)
+	case cmd == "holes":
+		in.Kind, in.probe = HolesProbe, &holes.Report{}
+		return decodeInto(data, in.probe)
 	case cmd == "bench load" || cmd == "bench save":
 		in.Kind = BenchRuns
 		return in.decodeBench(data, runs)

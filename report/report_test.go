@@ -90,9 +90,10 @@ func TestWrite(t *testing.T) {
 		}
 	}
 	svgs := inlineSVGs(t, html)
-	// sweep; probe's map; bench sweep; bench run's phases; serve's CDF and phases.
-	if len(svgs) != 6 {
-		t.Errorf("the page has %d figures, want 6", len(svgs))
+	// sweep; probe's map; simulation's map; bench sweep; bench run's
+	// phases; serve's CDF and phases.
+	if len(svgs) != 7 {
+		t.Errorf("the page has %d figures, want 7", len(svgs))
 	}
 	for i, svg := range svgs {
 		if err := wellFormed(svg); err != nil {

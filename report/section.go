@@ -45,7 +45,7 @@ func newSection(in Input) (section, error) {
 	case HolesProbe:
 		charts, err = s.holesProbe(in.probe)
 	case HolesSimulation:
-		s.Tables = append(s.Tables, runsTable([]holes.Run{*in.sim}))
+		charts, err = s.holesSimulation(in.sim)
 	case HolesSweep:
 		charts, err = s.holesSweep(in.sweep)
 	case BenchRuns:
@@ -72,6 +72,15 @@ func (s *section) holesProbe(rep *holes.Report) ([]*chart.Chart, error) {
 		return nil, nil
 	}
 	c, err := chart.HoleMap(rep.Requests)
+	return []*chart.Chart{c}, err
+}
+
+func (s *section) holesSimulation(run *holes.Run) ([]*chart.Chart, error) {
+	s.Tables = append(s.Tables, runsTable([]holes.Run{*run}))
+	if len(run.Requests) == 0 {
+		return nil, nil
+	}
+	c, err := chart.HoleMap(run.Requests)
 	return []*chart.Chart{c}, err
 }
 
