@@ -31,22 +31,28 @@ func binnedGrid(reqs []stats.RequestHoles) ([][]BlockState, Binning) {
 	for i := range grid {
 		grid[i] = make([]BlockState, cols)
 		for j, c := range counts[i] {
-			grid[i][j] = mostFrequent(c)
+			grid[i][j] = cellState(c)
 		}
 	}
 	return grid, bin
 }
 
-// mostFrequent is the state counted most often in c, the later state on
-// a tie, NoBlock only when no block was counted.
-func mostFrequent(c [5]int) BlockState {
-	best := NoBlock
-	for s := Hit; s <= Hole; s++ {
-		if c[s] > 0 && c[s] >= c[best] || best == NoBlock && c[s] > 0 {
-			best = s
-		}
+// cellState is the state a binned cell shows of the blocks counted in c:
+// a hole if any block is one, else stranded if any block is, else the more
+// frequent of hit and miss (miss on a tie), NoBlock only when no block was
+// counted. Holes are what the map is for: binning must not hide one.
+func cellState(c [5]int) BlockState {
+	switch {
+	case c[Hole] > 0:
+		return Hole
+	case c[Stranded] > 0:
+		return Stranded
+	case c[Hit] == 0 && c[Miss] == 0:
+		return NoBlock
+	case c[Hit] > c[Miss]:
+		return Hit
 	}
-	return best
+	return Miss
 }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }

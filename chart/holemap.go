@@ -13,8 +13,7 @@ import (
 // BlockState is what a lookup found of one block of a request.
 type BlockState uint8
 
-// The states of a block, in order of precedence when a binned cell's
-// states tie.
+// The states of a block.
 const (
 	// NoBlock is past the end of a request's prompt.
 	NoBlock BlockState = iota
@@ -80,7 +79,7 @@ func (b Binning) String() string {
 	if b.Requests == 1 && b.Blocks == 1 {
 		return "one cell per block"
 	}
-	return fmt.Sprintf("binned: each cell %d requests x %d blocks, its most frequent state", b.Requests, b.Blocks)
+	return fmt.Sprintf("binned: each cell %d requests x %d blocks, a hole or stranded if any is, else the more frequent", b.Requests, b.Blocks)
 }
 
 // HoleMap limits: larger maps are binned down to at most this many rows

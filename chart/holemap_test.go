@@ -80,20 +80,22 @@ func TestBinning(t *testing.T) {
 	}
 }
 
-func TestMostFrequent(t *testing.T) {
+func TestCellState(t *testing.T) {
 	tests := []struct {
 		c    [5]int
 		want BlockState
 	}{
 		{[5]int{}, NoBlock},
 		{[5]int{NoBlock: 5, Miss: 1}, Miss},
-		{[5]int{Hit: 3, Hole: 1}, Hit},
-		{[5]int{Hit: 2, Hole: 2}, Hole},
-		{[5]int{Miss: 2, Stranded: 2, Hit: 1}, Stranded},
+		{[5]int{Hit: 3, Miss: 1}, Hit},
+		{[5]int{Hit: 2, Miss: 2}, Miss},
+		{[5]int{Hit: 30, Hole: 1}, Hole},
+		{[5]int{Miss: 20, Stranded: 1, Hit: 1}, Stranded},
+		{[5]int{Stranded: 9, Hole: 1}, Hole},
 	}
 	for _, tt := range tests {
-		if got := mostFrequent(tt.c); got != tt.want {
-			t.Errorf("mostFrequent(%v) = %v, want %v", tt.c, got, tt.want)
+		if got := cellState(tt.c); got != tt.want {
+			t.Errorf("cellState(%v) = %v, want %v", tt.c, got, tt.want)
 		}
 	}
 }
