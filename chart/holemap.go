@@ -79,7 +79,7 @@ func (b Binning) String() string {
 	if b.Requests == 1 && b.Blocks == 1 {
 		return "one cell per block"
 	}
-	return fmt.Sprintf("binned: each cell %d requests x %d blocks, a hole or stranded if any is, else the more frequent", b.Requests, b.Blocks)
+	return fmt.Sprintf("binned: %d requests x %d blocks per cell, holes shown first", b.Requests, b.Blocks)
 }
 
 // HoleMap limits: larger maps are binned down to at most this many rows

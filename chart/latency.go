@@ -59,6 +59,7 @@ func latencyPanel(title string, dists []Distribution) (*plot.Plot, error) {
 	p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
 	padLogRange(&p.X)
 	p.Y.Min, p.Y.Max, p.Y.Tick.Marker = 0, 1, fractionTicks{}
+	p.Legend.Top, p.Legend.Left, p.Legend.XOffs, p.Legend.YOffs = false, false, -vg.Points(8), vg.Points(8)
 	return p, nil
 }
 
