@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/kvctl/kvctl/chart"
 	"github.com/kvctl/kvctl/cuda"
 	"github.com/kvctl/kvctl/pool"
 	"github.com/kvctl/kvctl/size"
@@ -27,6 +28,7 @@ type benchOptions struct {
 	Sweep        []string
 	// Keep leaves the run's keys in a pool named with --pool.
 	Keep bool
+	Plot plotFlag
 }
 
 func newBenchCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
@@ -83,6 +85,10 @@ finds no usable GPU or driver.`,
 			if err := g.checkOutput("table", "json"); err != nil {
 				return err
 			}
+			if err := o.Plot.open(); err != nil {
+				return err
+			}
+			defer o.Plot.discard()
 			return runBench(c.Context(), ios, g, dir, o)
 		},
 	}
@@ -105,6 +111,7 @@ finds no usable GPU or driver.`,
 	fs.BoolVar(&o.run.Direct, "direct", false, "copy straight between the GPU and the pool's registered arenas, no staging (mem:// only)")
 	fs.StringArrayVar(&o.Sweep, "sweep", nil, "sweep a parameter, PARAM=V1,V2,... with PARAM one of "+sweepParams(dir)+", e.g. page-bytes=4KiB,64KiB (repeatable)")
 	fs.BoolVar(&o.run.Verify, "verify", true, "check every page byte-identical after the transfer (xxh3-128)")
+	o.Plot.register(fs, "GB/s against page size per copy mode and path, with the baseline,")
 	fs.IntVar(&o.run.Warmups, "warmup", 1, fmt.Sprintf("untimed runs of the same transfer before the timed one, 0..%d (0: none)", maxBenchWarmups))
 	return c
 }
@@ -143,7 +150,10 @@ func runBench(ctx context.Context, ios *IOStreams, g *globalOptions, dir transfe
 		results = append(results, res)
 	}
 	bar.finish()
-	return printBench(ios, g, len(o.Sweep) > 0, results, false)
+	if err := printBench(ios, g, len(o.Sweep) > 0, results, false); err != nil {
+		return err
+	}
+	return o.Plot.write(chart.BenchSweep(results))
 }
 
 // benchInterrupted ends a bench that failed with err after the runs in

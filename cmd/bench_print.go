@@ -11,14 +11,15 @@ import (
 // marks a sweep that Ctrl-C stopped before its last run ("interrupted":
 // true beside the runs in JSON).
 func printBench(ios *IOStreams, g *globalOptions, sweep bool, rs []transfer.BenchResult, interrupted bool) error {
+	command := "bench " + string(rs[0].Direction)
 	if g.Output == "json" && interrupted {
-		return writeJSON(ios.Out, struct {
+		return writeHeadedJSON(ios.Out, command, struct {
 			Runs        []transfer.BenchResult `json:"runs"`
 			Interrupted bool                   `json:"interrupted"`
 		}{rs, true})
 	}
 	if g.Output == "json" {
-		return writeRunsJSON(ios.Out, sweep, rs)
+		return writeHeadedRunsJSON(ios.Out, command, sweep, rs)
 	}
 	tp := newTablePrinter(ios, "dir", "copy", "mode", "page", "regions", "pages", "GB/s", "baseline", "ratio", "copy GB/s", "verify")
 	for _, r := range rs {

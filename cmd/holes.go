@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kvctl/kvctl/chart"
 	"github.com/kvctl/kvctl/connector"
 	"github.com/kvctl/kvctl/holes"
 	"github.com/kvctl/kvctl/keys"
@@ -32,6 +33,7 @@ type holesOptions struct {
 	EvictionRatio float64
 	Watermark     float64
 	SegmentBytes  int64
+	Plot          plotFlag
 }
 
 func newHolesCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
@@ -78,6 +80,10 @@ $ kvctl holes --simulate --trace conversation.jsonl --tokens-per-block 32 --laye
 			if err != nil {
 				return err
 			}
+			if err := o.Plot.open(); err != nil {
+				return err
+			}
+			defer o.Plot.discard()
 			if o.Simulate {
 				return runHolesSimulate(c, ios, g, o, setup, src)
 			}
@@ -104,6 +110,7 @@ $ kvctl holes --simulate --trace conversation.jsonl --tokens-per-block 32 --laye
 	fs.Float64Var(&o.Watermark, "watermark", 0.90, "eviction_high_watermark_ratio of the simulated master")
 	fs.Int64Var(&o.SegmentBytes, "segment-bytes", connector.DefaultGlobalSegmentSize, "global_segment_size of the simulated pool's segments: capacity / this many segments, the last one holding the remainder")
 	fs.Uint64Var(&o.Seed, "seed", 0, "seed of the simulated master's random shard walks (a run is deterministic given it)")
+	o.Plot.register(fs, "the hole map (a probe or one simulated capacity) or hit rate and holes against capacity (--sweep)")
 	return c
 }
 
@@ -187,7 +194,10 @@ func runHolesProbe(c *cobra.Command, ios *IOStreams, g *globalOptions, o *holesO
 		return err
 	}
 	rep.Diagnosis = o.Layout.explainMiss(c.Context(), ios, st, s, rep.Summary.HitBlocks, rep.Summary.Blocks)
-	return printHolesProbe(ios, g, rep)
+	if err := printHolesProbe(ios, g, rep); err != nil {
+		return err
+	}
+	return o.Plot.write(chart.HoleMap(rep.Requests))
 }
 
 // checkEngine refuses a probe the engine's keys cannot make
@@ -209,14 +219,6 @@ func (o *holesOptions) checkLayout(c *cobra.Command) error {
 		return usagef("--layout is for probing a pool (--pool)")
 	}
 	return nil
-}
-
-// printHolesProbe prints a probe's report as JSON or a table.
-func printHolesProbe(ios *IOStreams, g *globalOptions, rep holes.Report) error {
-	if g.Output == "json" {
-		return writeJSON(ios.Out, rep)
-	}
-	return printHolesReport(ios, rep)
 }
 
 // isSweep reports whether a capacity sweep was asked for.
@@ -290,17 +292,18 @@ func runHolesSimulate(c *cobra.Command, ios *IOStreams, g *globalOptions, o *hol
 		Keys: s, SoftPinTTL: ttl,
 		GroupBlocks: o.GroupBlocks, OpenPool: simulatedPool(o.EvictionRatio, o.Watermark, o.SegmentBytes, o.Seed),
 		Progress: func(capacity int64, n int) { bar.updatePart(capacity, n, "") },
+		KeepMaps: o.Plot.Path != "" && !o.isSweep(),
 	}
 	runs, err := holes.Sweep(c.Context(), reqs, opts, caps)
 	bar.finish()
 	if errors.Is(err, context.Canceled) {
-		_ = printSimulation(ios, g, o.isSweep(), runs)
+		_ = printSimulation(ios, g, o.isSweep(), runs, nil)
 		return interruptedAfter(err, simulatedRequests(runs), int64(len(reqs)*len(caps)))
 	}
 	if err != nil {
 		return asUsage(err)
 	}
-	return printSimulation(ios, g, o.isSweep(), runs)
+	return o.finishSimulation(ios, g, s, src, runs)
 }
 
 // simulatedRequests counts the requests the runs of a sweep replayed.
@@ -310,4 +313,25 @@ func simulatedRequests(runs []holes.Run) int64 {
 		n += r.Summary.Requests
 	}
 	return n
+}
+
+// finishSimulation prints the runs of a finished simulation and draws
+// --plot: one capacity's hole map (its JSON then carries the maps), or a
+// sweep's runs against capacity, with the trace's ideal prefix reuse,
+// which its JSON carries too.
+func (o *holesOptions) finishSimulation(ios *IOStreams, g *globalOptions, s keys.Settings, src workload.Source, runs []holes.Run) error {
+	if !o.isSweep() {
+		if err := printSimulation(ios, g, false, runs, nil); err != nil {
+			return err
+		}
+		return o.Plot.write(chart.HoleMap(runs[0].Requests))
+	}
+	ideal, err := workload.IdealPrefixReuse(src, s.Layout.TokensPerBlock)
+	if err != nil {
+		return err
+	}
+	if err := printSimulation(ios, g, true, runs, &ideal); err != nil {
+		return err
+	}
+	return o.Plot.write(chart.CapacitySweep(runs, &ideal.Fraction))
 }

@@ -9,7 +9,16 @@ import (
 	"github.com/kvctl/kvctl/holes"
 	"github.com/kvctl/kvctl/size"
 	"github.com/kvctl/kvctl/stats"
+	"github.com/kvctl/kvctl/workload"
 )
+
+// printHolesProbe prints a probe's report as JSON or a table.
+func printHolesProbe(ios *IOStreams, g *globalOptions, rep holes.Report) error {
+	if g.Output == "json" {
+		return writeHeadedJSON(ios.Out, "holes", rep)
+	}
+	return printHolesReport(ios, rep)
+}
 
 func printHolesReport(ios *IOStreams, rep holes.Report) error {
 	tp := newTablePrinter(ios, "id", "blocks", "hit", "holes", "hole blocks", "behind hole", "recomputed", "map")
@@ -90,9 +99,19 @@ func styleMap(rd *lipgloss.Renderer, m string) string {
 	return b.String()
 }
 
-func printSimulation(ios *IOStreams, g *globalOptions, sweep bool, runs []holes.Run) error {
+func printSimulation(ios *IOStreams, g *globalOptions, sweep bool, runs []holes.Run, ideal *workload.Reuse) error {
+	if g.Output == "json" && sweep {
+		out := struct {
+			Runs       []holes.Run `json:"runs"`
+			IdealReuse *float64    `json:"ideal_reuse,omitempty"`
+		}{Runs: runs}
+		if ideal != nil {
+			out.IdealReuse = &ideal.Fraction
+		}
+		return writeHeadedJSON(ios.Out, "holes", out)
+	}
 	if g.Output == "json" {
-		return writeRunsJSON(ios.Out, sweep, runs)
+		return writeHeadedJSON(ios.Out, "holes", runs[0])
 	}
 	tp := newTablePrinter(ios, "capacity", "requests", "blocks", "hit rate", "holes", "hole blocks", "behind hole", "recomputed", "evicted", "failed puts", "holes after")
 	for _, r := range runs {

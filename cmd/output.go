@@ -21,17 +21,6 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// writeRunsJSON writes one run as its own object, or a sweep's runs as
-// {"runs": [...]}, the JSON shape of every command that sweeps.
-func writeRunsJSON[T any](w io.Writer, sweep bool, runs []T) error {
-	if !sweep {
-		return writeJSON(w, runs[0])
-	}
-	return writeJSON(w, struct {
-		Runs []T `json:"runs"`
-	}{runs})
-}
-
 // writeJSONLine writes v as one line of JSON.
 func writeJSONLine(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)

@@ -165,6 +165,7 @@ func subcommands(ios *IOStreams, g *globalOptions) []*cobra.Command {
 		newBenchCmd(ios, g),
 		newDevicesCmd(ios, g),
 		newServeCmd(ios, g),
+		newReportCmd(ios, g),
 	}
 }
 

@@ -36,6 +36,7 @@ type serveOptions struct {
 	AdmissionQuery string
 	PoolSeed       uint64
 	WriteRequests  string // the file the replayed requests are written to
+	Plot           plotFlag
 }
 
 func newServeCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
@@ -80,8 +81,15 @@ $ kvctl serve --single-rank --addr 0.0.0.0:8000 --api-key sk-local`,
 				return err
 			}
 			if src == nil {
+				if o.Plot.Path != "" {
+					return usagef("--plot draws a replay: give --trace or --synthetic")
+				}
 				return runServeHTTP(c.Context(), ios, g, o, cfg)
 			}
+			if err := o.Plot.open(); err != nil {
+				return err
+			}
+			defer o.Plot.discard()
 			return runServe(c.Context(), ios, g, o, cfg, src)
 		},
 	}
@@ -100,6 +108,7 @@ $ kvctl serve --single-rank --addr 0.0.0.0:8000 --api-key sk-local`,
 	o.Key.registerWithDefaults(fs, false, engine.DefaultTokensPerBlock, keys.DefaultLayerGroup.String())
 	describeModelKeyDefault(fs, engine.DefaultModelKey)
 	o.registerEngine(fs)
+	o.Plot.register(fs, "the pool's hit rate and occupancy over the replay (every --stats-interval, default 1s), TTFT and ITL distributions and load phases")
 	return c
 }
 
@@ -117,6 +126,10 @@ func runServe(ctx context.Context, ios *IOStreams, g *globalOptions, o *serveOpt
 			return interruptedAfter(err, 0, 0)
 		}
 	}
+	var timeline serveTimeline
+	if o.Plot.Path != "" {
+		timeline.attach(&cfg)
+	}
 	bar := newProgress(ios, g, "replay", "requests", int(total))
 	rep, err := runRecorded(o.WriteRequests, src, func(src workload.Source) (engine.Report, error) {
 		return engine.Run(ctx, cfg, src, func(p engine.Progress) {
@@ -131,6 +144,9 @@ func runServe(ctx context.Context, ios *IOStreams, g *globalOptions, o *serveOpt
 		return interruptedAfter(err, rep.Completed+rep.Failed, total)
 	}
 	if perr := printServeReport(ios, g, rep); perr != nil {
+		return perr
+	}
+	if perr := o.Plot.write(serveChart(rep, timeline.samples)); perr != nil {
 		return perr
 	}
 	return checkServeReport(rep)

@@ -11,7 +11,7 @@ import (
 
 func printServeReport(ios *IOStreams, g *globalOptions, r engine.Report) error {
 	if g.Output == "json" {
-		return writeJSON(ios.Out, r)
+		return writeHeadedJSON(ios.Out, "serve", r)
 	}
 	tp := newTablePrinter(ios, "field", "value")
 	tp.addRow("requests", fmt.Sprintf("%d (%d completed, %d failed)", r.Requests, r.Completed, r.Failed))

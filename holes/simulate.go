@@ -42,6 +42,9 @@ type SimOptions struct {
 	// Progress, when set, is called as requests are replayed with the
 	// capacity of the run and the number of requests done in it.
 	Progress func(capacity int64, done int)
+	// KeepMaps keeps each request's lookup, its block map included, in
+	// Run.Requests (for a hole map).
+	KeepMaps bool
 }
 
 // DefaultPutBatch is the connector's default transfer_batch_size.
@@ -73,6 +76,9 @@ type Run struct {
 	// Interrupted says ctx ended the run: it covers the requests replayed
 	// before it did.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// Requests are each request's lookup, in replay order, with
+	// SimOptions.KeepMaps.
+	Requests []stats.RequestHoles `json:"requests,omitempty"`
 }
 
 // Prepare hashes every request of src once, so several capacities can be
@@ -167,7 +173,7 @@ func Simulate(ctx context.Context, reqs []Prepared, opts SimOptions, capacity in
 		}
 		return Run{}, err
 	}
-	return Run{CapacityBytes: capacity, Summary: sim.summary, FailedPuts: sim.failedPuts, Pool: ps, After: &after}, nil
+	return Run{CapacityBytes: capacity, Summary: sim.summary, FailedPuts: sim.failedPuts, Pool: ps, After: &after, Requests: sim.requests}, nil
 }
 
 // interrupted is the run so far when ctx ended it with err, the pool's
@@ -177,7 +183,7 @@ func (sim *simulator) interrupted(ctx context.Context, capacity int64, st pool.S
 	if serr != nil {
 		return Run{}, errors.Join(err, serr)
 	}
-	return Run{CapacityBytes: capacity, Summary: sim.summary, FailedPuts: sim.failedPuts, Pool: ps, Interrupted: true}, err
+	return Run{CapacityBytes: capacity, Summary: sim.summary, FailedPuts: sim.failedPuts, Pool: ps, Interrupted: true, Requests: sim.requests}, err
 }
 
 // arrival is the instant on the virtual clock of an arrival time in ms.

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/kvctl/kvctl/keys"
 	"github.com/kvctl/kvctl/pool"
 	"github.com/kvctl/kvctl/pool/mem"
+	"github.com/kvctl/kvctl/stats"
 	"github.com/kvctl/kvctl/workload"
 )
 
@@ -98,6 +100,47 @@ func TestSweepShrinkingCapacity(t *testing.T) {
 // refreshes only the first blocks of a stored prefix, the oldest of the rest
 // go first and tear a hole into the prefix.
 func TestSimulateEvictionTearsHole(t *testing.T) {
+	run := tornHoleRun(t, false)
+	h := run.Summary
+	if h.Holes < 1 || h.BehindHoleBlocks < 1 || h.HitBlocks < 4 {
+		t.Errorf("summary = %+v; want the third request to find its first 2 blocks, a hole, then stored blocks behind it", h)
+	}
+	if run.Pool.EvictedKeys == 0 {
+		t.Error("nothing was evicted")
+	}
+	if run.Requests != nil {
+		t.Errorf("Requests = %v without KeepMaps, want none", run.Requests)
+	}
+}
+
+// With KeepMaps a run keeps each lookup, whose counts add up to the
+// summary's, with its map.
+func TestSimulateKeepsMaps(t *testing.T) {
+	run := tornHoleRun(t, true)
+	var ids []string
+	var sum stats.Holes
+	for _, r := range run.Requests {
+		ids = append(ids, r.ID)
+		if len(r.Map) != int(r.Blocks) {
+			t.Errorf("request %s: map %q of %d blocks, want %d", r.ID, r.Map, len(r.Map), r.Blocks)
+		}
+		sum.AddLookup(r)
+	}
+	if want := []string{"A", "B", "A-again"}; !slices.Equal(ids, want) {
+		t.Errorf("Requests' ids = %q, want %q", ids, want)
+	}
+	if sum.Holes != run.Summary.Holes || sum.HitBlocks != run.Summary.HitBlocks || sum.BehindHoleBlocks != run.Summary.BehindHoleBlocks {
+		t.Errorf("the requests' lookups add up to %+v, want the summary's %+v", sum, run.Summary)
+	}
+	if m := run.Requests[2].Map; !strings.Contains(m, "#.") {
+		t.Errorf("A-again's map = %q, want a hole", m)
+	}
+}
+
+// tornHoleRun replays A, B that shares A's first 2 blocks, and A again
+// into a pool too small for both, so that eviction tears a hole in A.
+func tornHoleRun(t *testing.T, keepMaps bool) Run {
+	t.Helper()
 	k := keys.Settings{
 		Scheme: keys.SchemeTRTLLM,
 		Layout: keys.Layout{TokensPerBlock: 4, World: 1, Ranks: []int{0},
@@ -114,17 +157,11 @@ func TestSimulateEvictionTearsHole(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := Simulate(context.Background(), reqs, SimOptions{Keys: k, PutBatch: 1, OpenPool: memPool(1)}, 10*1024)
+	run, err := Simulate(context.Background(), reqs, SimOptions{Keys: k, PutBatch: 1, OpenPool: memPool(1), KeepMaps: keepMaps}, 10*1024)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := run.Summary
-	if h.Holes < 1 || h.BehindHoleBlocks < 1 || h.HitBlocks < 4 {
-		t.Errorf("summary = %+v; want the third request to find its first 2 blocks, a hole, then stored blocks behind it", h)
-	}
-	if run.Pool.EvictedKeys == 0 {
-		t.Error("nothing was evicted")
-	}
+	return run
 }
 
 // Soft pins are put as asked.

@@ -18,6 +18,7 @@ type simulator struct {
 	evict      pool.Evicter
 	summary    stats.Holes
 	failedPuts int64
+	requests   []stats.RequestHoles // with SimOptions.KeepMaps
 
 	keys    []string
 	status  []int
@@ -69,6 +70,10 @@ func (s *simulator) request(ctx context.Context, r Prepared) error {
 	rh := stats.AnalyzeCounts(present, l.TokensPerBlock)
 	rh.PromptTokens = int64(r.PromptTokens)
 	countRequest(&s.summary, r.PromptTokens, l.TokensPerBlock, rh)
+	if s.opts.KeepMaps {
+		rh.ID, rh.Map = r.ID, stats.HoleMap(present)
+		s.requests = append(s.requests, rh)
+	}
 	// No local match is modelled: the lookup offers the hit, all of it
 	// is honoured, so the loads end at the hit.
 	hit := int(rh.HitBlocks)
