@@ -68,9 +68,17 @@ func (f *fakeClient) batchPutFrom(keys []string, bufs [][]byte, _ replicateConfi
 	return 0
 }
 
+// batchGetInto fills, as the real client does, one buffer per distinct key
+// of a call: a key given twice has its earlier buffers answered but left
+// unwritten (seen against mooncake_store_batch_get_into at Mooncake
+// 3b5a5941).
 func (f *fakeClient) batchGetInto(keys []string, bufs [][]byte, results []int64) int32 {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	last := make(map[string]int, len(keys))
+	for i, k := range keys {
+		last[k] = i
+	}
 	for i, k := range keys {
 		f.checkRegistered(bufs[i])
 		v, ok := f.values[k]
@@ -79,6 +87,8 @@ func (f *fakeClient) batchGetInto(keys []string, bufs [][]byte, results []int64)
 			results[i] = int64(pool.ObjectNotFound)
 		case len(v) > len(bufs[i]):
 			results[i] = int64(pool.InvalidParams)
+		case last[k] != i:
+			results[i] = int64(len(v))
 		default:
 			results[i] = int64(copy(bufs[i], v))
 		}

@@ -67,14 +67,7 @@ func (s *Store) Get(ctx context.Context, keys []string, bufs [][]byte, n []int64
 	if len(bufs) != len(keys) || len(n) != len(keys) {
 		return fmt.Errorf("mooncake store get: %d buffers and %d sizes for %d keys", len(bufs), len(n), len(keys))
 	}
-	idx := make([]int, 0, len(keys))
-	for i, k := range keys {
-		if validKey(k) {
-			idx = append(idx, i)
-		} else {
-			n[i] = int64(pool.InvalidParams)
-		}
-	}
+	idx, carrier := carriers(keys, bufs, n)
 	sizes := make([]int64, len(idx))
 	for j, i := range idx {
 		sizes[j] = int64(len(bufs[i]))
@@ -84,7 +77,56 @@ func (s *Store) Get(ctx context.Context, keys []string, bufs [][]byte, n []int64
 			return err
 		}
 	}
+	fanOut(keys, bufs, n, carrier)
 	return ctx.Err()
+}
+
+// carriers picks, for each valid key, the one request that reads it: the
+// one with the largest buffer. The client fills one buffer per distinct
+// key of a batch (seen against mooncake_store_batch_get_into at Mooncake
+// 3b5a5941: of two buffers for one key in one call, one stayed zero), so a
+// key is read once and copied to its other buffers (fanOut). idx lists the
+// carriers in the order their keys first appear; invalid keys get
+// INVALID_PARAMS in n.
+func carriers(keys []string, bufs [][]byte, n []int64) (idx []int, carrier map[string]int) {
+	carrier = make(map[string]int, len(keys))
+	for i, k := range keys {
+		if !validKey(k) {
+			n[i] = int64(pool.InvalidParams)
+			continue
+		}
+		c, ok := carrier[k]
+		if !ok {
+			idx = append(idx, i)
+		}
+		if !ok || len(bufs[i]) > len(bufs[c]) {
+			carrier[k] = i
+		}
+	}
+	for j, i := range idx {
+		idx[j] = carrier[keys[i]]
+	}
+	return idx, carrier
+}
+
+// fanOut gives every other request of a key its carrier's answer: the
+// value where it fits the request's buffer, INVALID_PARAMS where it does
+// not, the carrier's error code otherwise.
+func fanOut(keys []string, bufs [][]byte, n []int64, carrier map[string]int) {
+	for i, k := range keys {
+		c, ok := carrier[k]
+		if !ok || c == i {
+			continue
+		}
+		switch got := n[c]; {
+		case got < 0:
+			n[i] = got
+		case got > int64(len(bufs[i])):
+			n[i] = int64(pool.InvalidParams)
+		default:
+			n[i] = int64(copy(bufs[i], bufs[c][:got]))
+		}
+	}
 }
 
 // getRun reads the keys idx names through one staging buffer.
