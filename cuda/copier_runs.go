@@ -29,7 +29,7 @@ func (c *Copier) bounce(s Stream, kind CopyKind, copies []Copy) ([]Copy, []Copy,
 	c.runs = c.runs[:0]
 	var total int64
 	for i := 0; i < len(copies); {
-		j, bytes := runEnd(kind, copies, i)
+		j, bytes := runEnd(kind, copies, i, c.rangeEnd(hostSide(kind, copies[i])))
 		if bytes >= minDMARun && total+bytes <= maxBounce {
 			c.runs = append(c.runs, [2]int{i, j})
 			total += bytes
@@ -60,14 +60,39 @@ func hostSide(kind CopyKind, cp Copy) DevPtr {
 }
 
 // runEnd returns the end of the run of copies starting at i whose host
-// sides follow each other without a gap, and the run's bytes.
-func runEnd(kind CopyKind, copies []Copy, i int) (int, int64) {
+// sides follow each other without a gap and end by limit, and the run's
+// bytes.
+func runEnd(kind CopyKind, copies []Copy, i int, limit DevPtr) (int, int64) {
 	bytes := copies[i].Bytes
 	j := i + 1
-	for ; j < len(copies) && hostSide(kind, copies[j]) == hostSide(kind, copies[j-1]).Add(copies[j-1].Bytes); j++ {
+	for ; j < len(copies); j++ {
+		h := hostSide(kind, copies[j])
+		if h != hostSide(kind, copies[j-1]).Add(copies[j-1].Bytes) || h.Add(copies[j].Bytes) > limit {
+			break
+		}
 		bytes += copies[j].Bytes
 	}
 	return j, bytes
+}
+
+// pinnedRanges is a device's map of its pinned host memory: pinnedEnd is
+// the end of the pinned range (one allocation or registration) that
+// holds p. Two ranges may follow each other without a gap in the
+// device's addresses, but a copy's host side must lie inside one.
+type pinnedRanges interface {
+	pinnedEnd(p DevPtr) (DevPtr, bool)
+}
+
+// rangeEnd is the end of the pinned range holding host address p, past
+// which a run must not go; the top of the address space when the device
+// does not say (a copy outside pinned memory fails when queued).
+func (c *Copier) rangeEnd(p DevPtr) DevPtr {
+	if r, ok := c.dev.(pinnedRanges); ok {
+		if end, ok := r.pinnedEnd(p); ok {
+			return end
+		}
+	}
+	return ^DevPtr(0)
 }
 
 // rebase points the host side of c.work[i:j] into the bounce buffer from

@@ -254,6 +254,17 @@ func (d *cudaDevice) hostAddr(p DevPtr, n int64) (uintptr, error) {
 	return r.host + uintptr(uint64(p)-r.dev), nil
 }
 
+// pinnedEnd is the end of the pinned range holding p (pinnedRanges).
+func (d *cudaDevice) pinnedEnd(p DevPtr) (DevPtr, bool) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	i := sort.Search(len(d.pinned), func(i int) bool { return d.pinned[i].dev > uint64(p) }) - 1
+	if i < 0 || uint64(p) >= d.pinned[i].dev+d.pinned[i].n {
+		return 0, false
+	}
+	return DevPtr(d.pinned[i].dev + d.pinned[i].n), true
+}
+
 // Close unloads the kernels and releases the primary context.
 func (d *cudaDevice) Close() error {
 	d.modMu.Lock()

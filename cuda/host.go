@@ -58,8 +58,12 @@ func (d *hostDevice) RegisterHost(b []byte) (*HostMem, error) {
 	if len(b) == 0 {
 		return nil, errors.New("register host memory: empty slice")
 	}
-	return d.mapHost(b), nil
+	p := d.space.addRegistered(b)
+	return &HostMem{b: b, ptr: p, release: func() error { return d.space.remove(p, true) }}, nil
 }
+
+// pinnedEnd is the end of the pinned range holding p (pinnedRanges).
+func (d *hostDevice) pinnedEnd(p DevPtr) (DevPtr, bool) { return d.space.pinnedEnd(p) }
 
 func (d *hostDevice) mapHost(b []byte) *HostMem {
 	p := d.space.add(b, true)

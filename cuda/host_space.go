@@ -32,9 +32,26 @@ func newHostSpace() *hostSpace { return &hostSpace{next: hostSpaceStart} }
 // add maps buf (which may be empty) and returns its address; host marks
 // pinned host memory.
 func (s *hostSpace) add(buf []byte, host bool) DevPtr {
+	return s.addAt(buf, host, false)
+}
+
+// addRegistered maps registered host memory buf right after the
+// previous range (its size rounded up to hostSpaceAlign), without the
+// gap: the driver may map consecutive registrations back to back, so a
+// run of adjacent addresses can span two of them while each copy must
+// lie inside one (slice).
+func (s *hostSpace) addRegistered(buf []byte) DevPtr {
+	return s.addAt(buf, true, true)
+}
+
+func (s *hostSpace) addAt(buf []byte, host, noGap bool) DevPtr {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	base := s.next
+	if noGap && base > hostSpaceStart {
+		base -= hostSpaceAlign
+	}
+	s.next = base
 	span := (uint64(len(buf)) + hostSpaceAlign - 1) / hostSpaceAlign * hostSpaceAlign
 	s.next += span + hostSpaceAlign
 	s.ranges = append(s.ranges, hostRange{base: base, buf: buf, host: host})
@@ -72,6 +89,17 @@ func (s *hostSpace) slice(p DevPtr, n int64) ([]byte, bool, error) {
 		return nil, false, fmt.Errorf("illegal address %#x (%d bytes): outside the %d-byte allocation at %#x", uint64(p), n, len(r.buf), r.base)
 	}
 	return r.buf[off : off+uint64(n) : off+uint64(n)], r.host, nil
+}
+
+// pinnedEnd is the end of the range of pinned host memory holding p.
+func (s *hostSpace) pinnedEnd(p DevPtr) (DevPtr, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	i := sort.Search(len(s.ranges), func(i int) bool { return s.ranges[i].base > uint64(p) }) - 1
+	if i < 0 || !s.ranges[i].host || uint64(p) >= s.ranges[i].base+uint64(len(s.ranges[i].buf)) {
+		return 0, false
+	}
+	return DevPtr(s.ranges[i].base + uint64(len(s.ranges[i].buf))), true
 }
 
 // copy copies n bytes from src to dst inside the space. A kind other than

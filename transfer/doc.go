@@ -20,10 +20,15 @@
 // goroutine waiting for them included; default: the cores). Loads,
 // saves, staged and direct, are one loop (pipeline.run) with two stages
 // per set, one on the crew and one on the device: while the device moves
-// one set, the crew works on the next, and the goroutine running the
+// one set, the crew works on the next ones, and the goroutine running the
 // call queues copies. Up to StagingBuffers sets (default
-// DefaultStagingBuffers) are in flight; a set is reused once an event
-// recorded after its copies completed.
+// DefaultStagingBuffers) are in flight: a load's set starts as soon as
+// its buffer is free, so its store calls for the next sets queue on the
+// crew (which takes them in order) while a set's copies are queued; a
+// save keeps one set ahead (the next set's gather queued on the stream
+// while the crew puts a set, or, direct, the next set's reservations on
+// the crew while a set's copies are queued). A set is reused once an
+// event recorded after its copies completed.
 //
 // # Staging
 //
@@ -71,7 +76,7 @@
 // sets across them. Staged, the device gathers a set into its staging
 // buffer first (phases resolve, with SkipExisting one Exist call per
 // batch skipping present keys; describe; stage; sync), then the crew
-// puts it (put), while the next set's gather is queued. Put failures are
+// puts it (put), while the gathers of the next sets are queued. Put failures are
 // counted per page and not retried; ObjectAlreadyExists answers are
 // counted apart.
 //

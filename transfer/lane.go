@@ -27,6 +27,8 @@ type lane struct {
 
 	items []pageItem
 	keys  []string
+	// resolved is the room of the last call's pages, reused by the next.
+	resolved []pageItem
 }
 
 // newLane builds a lane whose staging buffers come out of budget bytes
@@ -94,6 +96,15 @@ func (l *lane) close() error {
 	errs = append(errs, l.stage.close())
 	l.crew.Close()
 	return errors.Join(errs...)
+}
+
+// resolve resolves the page references of n jobs (pagesOf(j) are job
+// j's) on the lane's crew, into the room of the lane's last call
+// (resolveAll).
+func (l *lane) resolve(n int, pagesOf func(j int) []PageRef) ([]pageItem, int, error) {
+	items, bad, err := resolveAll(l.crew, l.resolved, l.o.Pools, n, pagesOf)
+	l.resolved = items
+	return items, bad, err
 }
 
 // describePage writes into dst (it.regions() long) the copies between

@@ -56,7 +56,7 @@ func (l *lane) load(ctx context.Context, jobs []LoadJob) ([]LoadResult, error) {
 	for j, job := range jobs {
 		results[j] = LoadResult{RequestID: job.RequestID, Pages: len(job.Pages)}
 	}
-	items, bad, err := resolveAll(l.o.Pools, len(jobs), func(j int) []PageRef { return jobs[j].Pages })
+	items, bad, err := l.resolve(len(jobs), func(j int) []PageRef { return jobs[j].Pages })
 	if err != nil {
 		return results, fmt.Errorf("load request %q: %w", jobs[bad].RequestID, err)
 	}
@@ -71,7 +71,7 @@ func (l *lane) load(ctx context.Context, jobs []LoadJob) ([]LoadResult, error) {
 	}
 	clk.lap(stats.PhaseFence)
 	p := &pipeline{l: l, clk: &clk, landed: func(s *slotSet) { countLanded(results, s.items) }}
-	c := loadCall{l: l, p: p, items: items, results: results, failed: make([]bool, len(jobs))}
+	c := loadCall{l: l, p: p, items: items, results: results, failed: make([]bool, len(jobs)), failedIn: make([]int, len(jobs))}
 	if l.arenas != nil {
 		p.after = newFinisher()
 	}

@@ -17,9 +17,13 @@ type loadCall struct {
 	items   []pageItem
 	results []LoadResult
 	failed  []bool
+	// failedIn is, per request, the set (counted from 1) in which its
+	// first missing page was found; 0 while none was.
+	failedIn []int
 	// anyFailed says a request failed (failed has a true).
 	anyFailed bool
 	next      int
+	sets      int // sets started
 	calls     int64
 }
 
@@ -60,7 +64,9 @@ func (c *loadCall) start(ctx context.Context, lookup lookupFunc) (*setWork, erro
 	s.items = append(s.items[:0], batch...)
 	s.scratch.place(s.items)
 	task, chunk := lookup(ctx, s, len(batch))
-	return &setWork{set: s, task: task, chunk: chunk}, nil
+	c.p.clk.lap(stats.PhaseDescribe)
+	c.sets++
+	return &setWork{set: s, task: task, chunk: chunk, seq: c.sets}, nil
 }
 
 // getChunks posts the Gets of set s's k pages into its staging buffer
@@ -89,7 +95,8 @@ func (c *loadCall) getChunks(ctx context.Context, s *slotSet, k int) (*crew.Task
 
 // finishLookups waits for a set's lookups and fails the requests of
 // pages not found whole (device address 0), looking only at the calls
-// flagged.
+// flagged. A request that failed in an earlier set (its pages here were
+// taken before that was known) lists no more missing pages.
 func (c *loadCall) finishLookups(w *setWork) error {
 	w.wait()
 	c.calls += int64(w.calls)
@@ -104,9 +111,8 @@ func (c *loadCall) finishLookups(w *setWork) error {
 			continue
 		}
 		for i := j * w.chunk; i < min((j+1)*w.chunk, len(s.items)); i++ {
-			if d.ptrs[i] == 0 {
-				markMissing(c.results, c.failed, s.items[i])
-				c.anyFailed = true
+			if it := s.items[i]; d.ptrs[i] == 0 && !c.failedBefore(it.job, w.seq) {
+				c.markMissing(it, w.seq)
 			}
 		}
 	}
@@ -136,7 +142,16 @@ func countLanded(results []LoadResult, items []pageItem) {
 	}
 }
 
-func markMissing(results []LoadResult, failed []bool, it pageItem) {
-	results[it.job].Missing = append(results[it.job].Missing, it.key)
-	failed[it.job] = true
+// markMissing lists it as missing in set seq and fails its request.
+func (c *loadCall) markMissing(it pageItem, seq int) {
+	c.results[it.job].Missing = append(c.results[it.job].Missing, it.key)
+	if !c.failed[it.job] {
+		c.failed[it.job], c.failedIn[it.job] = true, seq
+	}
+	c.anyFailed = true
+}
+
+// failedBefore says whether request job failed in a set before set seq.
+func (c *loadCall) failedBefore(job, seq int) bool {
+	return c.failed[job] && c.failedIn[job] < seq
 }

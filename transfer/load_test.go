@@ -117,6 +117,39 @@ func TestLoadMissing(t *testing.T) {
 	}
 }
 
+// TestLoadMissingInSetsAhead loads through four buffers of two pages, so
+// that every set's Gets are queued before a-3's set finishes: a-5, missing
+// too, lies in a set taken before a's failure was known, so it is looked
+// up but neither listed as missing nor landed.
+func TestLoadMissingInSetsAhead(t *testing.T) {
+	f := newFixture(t, 20, newMapStore())
+	a := refs("a", 0, 0, 6) // a-3 and a-5 are missing
+	b := refs("b", 0, 6, 4)
+	f.seed(t, append(append(a[:3:3], a[4]), b...))
+	o := f.options()
+	o.Batch, o.StagingBytes, o.StagingBuffers = 2, 4*2*2048, 4
+	l, err := NewLoader(o)
+	if err != nil {
+		t.Fatalf("NewLoader error = %v", err)
+	}
+	defer l.Close()
+	results, err := l.Load(context.Background(), []LoadJob{{RequestID: "a", Pages: a}, {RequestID: "b", Pages: b}})
+	if err != nil {
+		t.Fatalf("Load error = %v", err)
+	}
+	want := []LoadResult{
+		{RequestID: "a", Pages: 6, Landed: 2, Bytes: 2 * 2048, Missing: []string{"a-3"}},
+		{RequestID: "b", Pages: 4, Landed: 4, Bytes: 4 * 2048},
+	}
+	if diff := cmp.Diff(want, results, cmpopts.IgnoreFields(LoadResult{}, "Err")); diff != "" {
+		t.Errorf("Load results mismatch (-want +got):\n%s", diff)
+	}
+	f.checkLanded(t, append(a[:2:2], b...))
+	if got := f.gpuPage(t, 0, 4); !bytes.Equal(got, make([]byte, 2048)) {
+		t.Errorf("GPU page 4 (a-4, after a's failure) was written, want it left alone")
+	}
+}
+
 func TestLoadWrongSizeIsMissing(t *testing.T) {
 	f := newFixture(t, 4, newMapStore())
 	f.store.vals["short"] = make([]byte, 100)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	gocmp "github.com/google/go-cmp/cmp"
@@ -306,5 +307,58 @@ func TestSetScratchGrows(t *testing.T) {
 		if len(d.keys) != tt.want || len(d.copies) != 2*tt.want || len(d.short) != tt.want {
 			t.Errorf("fit(%d) = room for %d pages (%d copies), want %d", tt.n, len(d.keys), len(d.copies), tt.want)
 		}
+	}
+}
+
+// TestRunOrder runs five sets through a cycle of four along fake paths
+// and checks the order of their stages: loads start every set whose
+// buffer is free, saves keep one set ahead (direct ones starting it
+// before the set's copies are queued).
+func TestRunOrder(t *testing.T) {
+	tests := []struct {
+		name     string
+		oneAhead bool
+		crewDone bool
+		want     string
+	}{
+		{"load", false, false, "s1 s2 s3 s4 f1 c1 f2 c2 s5 f3 c3 f4 c4 f5 c5"},
+		{"direct save", true, false, "s1 f1 s2 c1 f2 s3 c2 f3 s4 c3 f4 s5 c4 f5 c5"},
+		{"staged save", true, true, "s1 f1 c1 s2 d1 f2 c2 s3 d2 f3 c3 s4 d3 f4 c4 s5 d4 f5 c5 d5"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var sets []*slotSet
+			for i := range 4 {
+				sets = append(sets, &slotSet{buffer: i})
+			}
+			p := &pipeline{l: &lane{sets: sets}}
+			var log []string
+			note := func(stage string, w *setWork) { log = append(log, fmt.Sprintf("%s%d", stage, w.seq)) }
+			started := 0
+			pt := path{
+				start: func() (*setWork, error) {
+					if started == 5 {
+						return nil, nil
+					}
+					s, err := p.acquire()
+					started++
+					w := &setWork{set: s, seq: started}
+					note("s", w)
+					return w, err
+				},
+				finish:   func(w *setWork) error { note("f", w); return nil },
+				second:   func(w *setWork) error { note("c", w); return nil },
+				oneAhead: tt.oneAhead,
+			}
+			if tt.crewDone {
+				pt.done = func(w *setWork) error { note("d", w); return nil }
+			}
+			if err := p.run(pt); err != nil {
+				t.Fatalf("run() error = %v", err)
+			}
+			if got := strings.Join(log, " "); got != tt.want {
+				t.Errorf("run() stages = %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

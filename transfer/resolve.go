@@ -3,7 +3,8 @@ package transfer
 import (
 	"runtime"
 	"sort"
-	"sync"
+
+	"github.com/kvctl/kvctl/internal/crew"
 )
 
 // minResolvePages is the fewest pages one goroutine resolves when a
@@ -11,15 +12,20 @@ import (
 const minResolvePages = 16 << 10
 
 // resolveAll resolves the page references of n jobs (pagesOf(j) are job
-// j's) into one slice, in job order, on several goroutines when there are
-// many. On a bad reference it returns the index of the first job (in job
-// order) with one, and that error.
-func resolveAll(pools []*PagePool, n int, pagesOf func(j int) []PageRef) ([]pageItem, int, error) {
+// j's) into one slice, in job order, in room's memory when it holds them
+// (so that a lane's calls reuse theirs), in parts run by cr's helpers
+// when there are many. On a bad reference it returns the index of the
+// first job (in job order) with one, and that error.
+func resolveAll(cr *crew.Crew, room []pageItem, pools []*PagePool, n int, pagesOf func(j int) []PageRef) ([]pageItem, int, error) {
 	offs := make([]int, n+1)
 	for j := range n {
 		offs[j+1] = offs[j] + len(pagesOf(j))
 	}
-	items := make([]pageItem, offs[n])
+	items := room[:0]
+	if cap(room) < offs[n] {
+		items = make([]pageItem, offs[n])
+	}
+	items = items[:offs[n]]
 	errs := make([]error, n)
 	resolve := func(lo, hi int) {
 		for j := lo; j < hi; j++ {
@@ -33,19 +39,13 @@ func resolveAll(pools []*PagePool, n int, pagesOf func(j int) []PageRef) ([]page
 			}
 		}
 	}
-	workers := max(1, min(runtime.GOMAXPROCS(0), offs[n]/minResolvePages))
-	var wg sync.WaitGroup
-	lo := 0
-	for w := range workers {
-		hi := max(lo, min(n, sort.SearchInts(offs, offs[n]*(w+1)/workers)))
-		if w == workers-1 {
-			hi = n
-		}
-		from := lo
-		wg.Go(func() { resolve(from, hi) })
-		lo = hi
+	parts := max(1, min(runtime.GOMAXPROCS(0), offs[n]/minResolvePages))
+	ends := make([]int, parts+1) // part w resolves jobs ends[w] to ends[w+1]
+	for w := 1; w < parts; w++ {
+		ends[w] = max(ends[w-1], min(n, sort.SearchInts(offs, offs[n]*w/parts)))
 	}
-	wg.Wait()
+	ends[parts] = n
+	cr.Post(parts, func(w int) error { resolve(ends[w], ends[w+1]); return nil }).Wait()
 	for j, err := range errs {
 		if err != nil {
 			return items, j, err

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/kvctl/kvctl/internal/crew"
 )
 
 // TestResolveAllParallel resolves enough pages to split the work, with bad
@@ -16,7 +18,9 @@ func TestResolveAllParallel(t *testing.T) {
 	for j := range refs {
 		refs[j] = refs16(j, per)
 	}
-	items, bad, err := resolveAll(f.pools, jobs, func(j int) []PageRef { return refs[j] })
+	cr := crew.New(3, crew.DefaultPark, nil)
+	defer cr.Close()
+	items, bad, err := resolveAll(cr, nil, f.pools, jobs, func(j int) []PageRef { return refs[j] })
 	if err != nil || bad != -1 || len(items) != jobs*per {
 		t.Fatalf("resolveAll = %d items, job %d, %v; want %d items, no error", len(items), bad, err, jobs*per)
 	}
@@ -27,7 +31,7 @@ func TestResolveAllParallel(t *testing.T) {
 	}
 	refs[1100][3].Page = 99
 	refs[700][0].Key = ""
-	_, bad, err = resolveAll(f.pools, jobs, func(j int) []PageRef { return refs[j] })
+	_, bad, err = resolveAll(cr, nil, f.pools, jobs, func(j int) []PageRef { return refs[j] })
 	if bad != 700 || err == nil || !strings.Contains(err.Error(), "empty key") {
 		t.Errorf("resolveAll with bad jobs 700 and 1100 = job %d, %v; want job 700, empty key", bad, err)
 	}

@@ -99,7 +99,7 @@ func (s *Saver) SaveAll(ctx context.Context, jobs []SaveJob, after cuda.Event) (
 	for j, job := range jobs {
 		results[j] = SaveResult{RequestID: job.RequestID, Pages: len(job.Pages)}
 	}
-	items, bad, err := resolveAll(l.o.Pools, len(jobs), func(j int) []PageRef { return jobs[j].Pages })
+	items, bad, err := l.resolve(len(jobs), func(j int) []PageRef { return jobs[j].Pages })
 	if err != nil {
 		return results, fmt.Errorf("save request %q: %w", jobs[bad].RequestID, err)
 	}

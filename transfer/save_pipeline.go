@@ -29,16 +29,18 @@ type saveCall struct {
 func (c *saveCall) path(ctx context.Context) path {
 	if c.s.lane.arenas != nil {
 		return path{
-			start:  func() (*setWork, error) { return c.startReserve(ctx) },
-			finish: c.finishReserve,
-			second: c.gather,
+			start:    func() (*setWork, error) { return c.startReserve(ctx) },
+			finish:   c.finishReserve,
+			second:   c.gather,
+			oneAhead: true,
 		}
 	}
 	return path{
-		start:  func() (*setWork, error) { return c.stageNext(ctx) },
-		finish: c.waitStaged,
-		second: func(w *setWork) error { return c.startPut(ctx, w) },
-		done:   c.finishPut,
+		start:    func() (*setWork, error) { return c.stageNext(ctx) },
+		finish:   c.waitStaged,
+		second:   func(w *setWork) error { return c.startPut(ctx, w) },
+		done:     c.finishPut,
+		oneAhead: true,
 	}
 }
 

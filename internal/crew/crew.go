@@ -30,14 +30,18 @@ const (
 // takes chunks too). Between such tasks it spins, yielding its processor,
 // and parks after park without one; a helper a task does not need parks
 // at once, so that small tasks keep one or two helpers busy, not all of
-// them. Post wakes the parked helpers the task needs. Only one task runs
-// at a time: post waits for nothing, but a task must be waited for before
-// the next is posted.
+// them. Post wakes the parked helpers the task needs. Post waits for
+// nothing, and tasks queue: the helpers take a task's chunks once every
+// chunk of the tasks posted before it is taken, so that the next set's
+// store calls are under way while the caller finishes the last set.
 type Crew struct {
 	park time.Duration
 	// cpu reads the calling thread's CPU time; nil: not measured.
-	cpu     func() time.Duration
+	cpu func() time.Duration
+	// task is the oldest task whose chunks may not all be taken yet (the
+	// queue's head, moved on by current); last the newest posted.
 	task    atomic.Pointer[Task]
+	last    atomic.Pointer[Task]
 	helpers []*helper
 	stop    chan struct{}
 	wg      sync.WaitGroup
@@ -52,12 +56,14 @@ type helper struct {
 // Task is n chunks of work, fn(0) .. fn(n-1), taken in order by the
 // crew's helpers and the goroutine that waits for it.
 type Task struct {
-	n    int
-	fn   func(j int) error
-	next atomic.Int64 // the next chunk to take
-	left atomic.Int64 // chunks not finished
-	cpu  atomic.Int64 // thread CPU time of the helpers' chunks, when measured
-	errs []error
+	// after is the task posted next, nil until there is one.
+	after atomic.Pointer[Task]
+	n     int
+	fn    func(j int) error
+	next  atomic.Int64 // the next chunk to take
+	left  atomic.Int64 // chunks not finished
+	cpu   atomic.Int64 // thread CPU time of the helpers' chunks, when measured
+	errs  []error
 }
 
 // New starts helpers goroutines (none when helpers < 1) that park after
@@ -81,12 +87,19 @@ func (c *Crew) Close() {
 	c.wg.Wait()
 }
 
-// Post starts a task of n chunks, wakes the parked helpers it needs and
-// returns at once; wait for it with Task.Wait, which also runs chunks.
+// Post queues a task of n chunks behind those posted before, wakes the
+// parked helpers it needs and returns at once; wait for it with
+// Task.Wait, which also runs chunks. One goroutine posts: Post is not
+// safe for concurrent use.
 func (c *Crew) Post(n int, fn func(j int) error) *Task {
 	t := &Task{n: n, fn: fn, errs: make([]error, n)}
 	t.left.Store(int64(n))
-	c.task.Store(t)
+	if head := c.current(); head == nil || head.taken() {
+		c.task.Store(t) // nothing left to take: t heads the queue
+	} else {
+		c.last.Load().after.Store(t)
+	}
+	c.last.Store(t)
 	for _, h := range c.helpers[:min(max(0, n-1), len(c.helpers))] {
 		if h.parked.Load() {
 			select {
@@ -98,10 +111,30 @@ func (c *Crew) Post(n int, fn func(j int) error) *Task {
 	return t
 }
 
-// wanted says whether helper i has chunks of the current task to take.
-func (c *Crew) wanted(i int) (*Task, bool) {
+// current is the oldest task with chunks left to take, or the newest
+// posted when every chunk is taken (nil before the first post); it moves
+// the queue's head past the tasks whose chunks are all taken.
+func (c *Crew) current() *Task {
 	t := c.task.Load()
-	return t, t != nil && i < t.n-1 && t.next.Load() < int64(t.n)
+	for t != nil && t.taken() {
+		after := t.after.Load()
+		if after == nil {
+			return t
+		}
+		c.task.CompareAndSwap(t, after)
+		t = c.task.Load()
+	}
+	return t
+}
+
+// wanted returns the first queued task with chunks left for helper i.
+func (c *Crew) wanted(i int) (*Task, bool) {
+	for t := c.current(); t != nil; t = t.after.Load() {
+		if i < t.n-1 && !t.taken() {
+			return t, true
+		}
+	}
+	return nil, false
 }
 
 // help is helper i: it takes chunks of the tasks that need it until the
@@ -123,7 +156,7 @@ func (c *Crew) help(i int, h *helper) {
 		if idleSince.IsZero() {
 			idleSince = time.Now()
 		}
-		if t := c.task.Load(); (t == nil || i < t.n-1) && time.Since(idleSince) < c.park {
+		if t := c.last.Load(); (t == nil || i < t.n-1) && time.Since(idleSince) < c.park {
 			runtime.Gosched()
 			continue
 		}
@@ -150,10 +183,13 @@ func (c *Crew) sleep(i int, h *helper) bool {
 	}
 }
 
+// taken says whether every chunk of t was taken.
+func (t *Task) taken() bool { return t.next.Load() >= int64(t.n) }
+
 // runNext runs the next chunk not taken yet, adding its thread CPU time
 // to t.cpu when clock is given; false when none is left.
 func (t *Task) runNext(clock func() time.Duration) bool {
-	if t.next.Load() >= int64(t.n) {
+	if t.taken() {
 		return false // no write: idle helpers spin on this line
 	}
 	j := t.next.Add(1) - 1

@@ -28,6 +28,43 @@ func TestCrewRunsEveryChunkOnce(t *testing.T) {
 	}
 }
 
+// TestCrewQueuesTasks posts several tasks before waiting for any, as a
+// pipeline does with the store calls of its next sets, and checks that
+// every chunk of each runs once, whichever order they are waited in.
+func TestCrewQueuesTasks(t *testing.T) {
+	tests := []struct {
+		helpers  int
+		reversed bool
+	}{{0, false}, {0, true}, {1, false}, {3, false}, {3, true}}
+	sizes := []int{5, 1, 40, 0, 17}
+	for _, tt := range tests {
+		c := New(tt.helpers, DefaultPark, clockIf(tt.helpers == 1))
+		for round := range 20 {
+			runs := make([][]atomic.Int32, len(sizes))
+			tasks := make([]*Task, len(sizes))
+			for k, n := range sizes {
+				runs[k] = make([]atomic.Int32, n)
+				tasks[k] = c.Post(n, func(j int) error { runs[k][j].Add(1); return nil })
+			}
+			for i := range tasks {
+				k := i
+				if tt.reversed {
+					k = len(tasks) - 1 - i
+				}
+				if got, err := tasks[k].Wait(); got != sizes[k] || err != nil {
+					t.Fatalf("helpers %d round %d: task %d Wait() = %d, %v, want %d, nil", tt.helpers, round, k, got, err, sizes[k])
+				}
+				for j := range runs[k] {
+					if r := runs[k][j].Load(); r != 1 {
+						t.Fatalf("helpers %d round %d: task %d chunk %d ran %d times, want 1", tt.helpers, round, k, j, r)
+					}
+				}
+			}
+		}
+		c.Close()
+	}
+}
+
 func TestCrewJoinsErrors(t *testing.T) {
 	c := New(2, DefaultPark, fakeClock)
 	defer c.Close()
