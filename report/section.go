@@ -164,7 +164,7 @@ func (s *section) serveReport(r *serveReport) ([]*chart.Chart, error) {
 	s.Tables = append(s.Tables, t)
 	var charts []*chart.Chart
 	if c, err := chart.LatencyCDF("TTFT and ITL (from the report's p50, p90, p99)",
-		r.TTFTMS.distribution("TTFT"), r.ITLMS.distribution("ITL")); err == nil {
+		distribution("TTFT", r.TTFTMS), distribution("ITL", r.ITLMS)); err == nil {
 		charts = append(charts, c)
 	}
 	if bar, ok := r.loadPhases(); ok {
