@@ -114,7 +114,7 @@ func serve(ctx context.Context, ln net.Listener, live *engine.Live, opts Options
 		err = fmt.Errorf("server: %w", err)
 	case <-live.Done():
 	}
-	shutdown(srv, opts)
+	shutdown(srv, opts.ShutdownTimeout, opts.Logf)
 	stopEngine()
 	if eerr := <-engineErr; eerr != nil {
 		opts.Logf("engine stopped: %v", eerr)
@@ -125,11 +125,11 @@ func serve(ctx context.Context, ln net.Listener, live *engine.Live, opts Options
 
 // shutdown stops accepting, waits up to the timeout for the handlers in
 // flight and closes the connections left (their requests are cancelled).
-func shutdown(srv *http.Server, opts Options) {
-	ctx, cancel := context.WithTimeout(context.Background(), opts.ShutdownTimeout)
+func shutdown(srv *http.Server, timeout time.Duration, logf func(string, ...any)) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	if err := srv.Shutdown(ctx); err != nil {
-		opts.Logf("shutdown: %v; closing the connections left", err)
+		logf("shutdown: %v; closing the connections left", err)
 		srv.Close()
 	}
 }
