@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -284,5 +285,37 @@ func TestFrontAPIKey(t *testing.T) {
 		if diff := cmp.Diff([]string{"Bearer sk-front"}, u.auths); diff != "" {
 			t.Errorf("Authorization sent to the %s server (-want +got):\n%s", name, diff)
 		}
+	}
+}
+
+func TestFrontClientGoneCancelsContextLeg(t *testing.T) {
+	arrived, cancelled := make(chan struct{}), make(chan struct{})
+	ctx := newFakeUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		close(arrived)
+		<-r.Context().Done()
+		close(cancelled)
+	})
+	gen := newFakeUpstream(t, contextAnswers)
+	front := startFront(t, []string{ctx.URL}, []string{gen.URL}, FrontOptions{})
+	reqCtx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(reqCtx, http.MethodPost, front.URL+"/v1/completions", strings.NewReader(`{"prompt":"hi"}`))
+	done := make(chan error, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		done <- err
+	}()
+	<-arrived
+	cancel()
+	select {
+	case <-cancelled: // the context leg's request ends with the client's
+	case <-time.After(30 * time.Second):
+		t.Fatal("the context leg still runs 30 s after its client went away")
+	}
+	<-done
+	if n := len(gen.received()); n != 0 {
+		t.Errorf("generation requests = %d, want 0 once the client went away", n)
 	}
 }
