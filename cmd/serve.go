@@ -26,6 +26,7 @@ type serveOptions struct {
 	APIKey      string
 	Key         keyFlags
 	Engine      engine.Config
+	Disagg      disaggFlags
 
 	Device         string
 	GPUBytes       string
@@ -61,6 +62,10 @@ either, serve listens on --addr: POST /v1/completions and /v1/chat/completions
 --pool mooncake://ADDR reads it. --api-key (or $KVCTL_API_KEY) makes the /v1
 paths require it as a Bearer token. Ctrl-C or SIGTERM shuts it down gracefully
 (exit 130).
+Disaggregated, across processes: --server-role context|generation makes the
+HTTP front answer requests' disaggregated_params, and --disagg-front --ctx
+URL,... --gen URL,... serves a front (no engine, no --single-rank) that sends
+each request to a context server, then to a generation server.
 The pool is --pool, else $KVCTL_POOL (serve says so on stderr), else an
 embedded mem:// pool sized for the run, on the replay's clock; with --pool
 redis://... several processes share one pool.
@@ -73,9 +78,18 @@ the first failed), 4 when the pool is unreachable.`,
 $ kvctl serve --single-rank --synthetic conversations=50,turns=4 -o json
 $ kvctl serve --single-rank --trace conversation.jsonl --pool redis://127.0.0.1:6379/0 --stats-interval 10s
 $ kvctl serve --single-rank --addr 127.0.0.1:8000
-$ kvctl serve --single-rank --addr 0.0.0.0:8000 --api-key sk-local`,
+$ kvctl serve --single-rank --addr 0.0.0.0:8000 --api-key sk-local
+$ kvctl serve --single-rank --server-role context --addr 127.0.0.1:8001
+$ kvctl serve --disagg-front --ctx 127.0.0.1:8001 --gen 127.0.0.1:8002 --addr 127.0.0.1:8000`,
 		Args: noArgsAfterOldADP(&o.Key.AttentionDP),
 		RunE: func(c *cobra.Command, _ []string) error {
+			if o.Disagg.Front {
+				fo, err := o.Disagg.checkFront(c)
+				if err != nil {
+					return err
+				}
+				return runDisaggFront(c.Context(), ios, g, o, fo)
+			}
 			cfg, src, err := o.config(c, ios, g)
 			if err != nil {
 				return err
@@ -108,6 +122,7 @@ $ kvctl serve --single-rank --addr 0.0.0.0:8000 --api-key sk-local`,
 	o.Key.registerWithDefaults(fs, false, engine.DefaultTokensPerBlock, keys.DefaultLayerGroup.String())
 	describeModelKeyDefault(fs, engine.DefaultModelKey)
 	o.registerEngine(fs)
+	o.Disagg.register(fs)
 	o.Plot.register(fs, "the pool's hit rate and occupancy over the replay (every --stats-interval, default 1s), TTFT and ITL distributions and load phases")
 	return c
 }
