@@ -47,10 +47,13 @@ func (s Settings) vllmReplication() int {
 }
 
 // appendVLLMKeys spells vLLM's MooncakeStoreConnector keys (vllm
-// distributed/kv_transfer/kv_connector/v1/mooncake/store/data.py):
+// distributed/kv_transfer/kv_connector/v1/mooncake/store/data.py:
+// PoolKey.build_prefix, build_key_string):
 //
 //	[<cache_prefix>@]<basename(model)>@tp_rank:<R>@pcp<P>@dcp<D>@pp_rank:<PP>@group:<G>@<hex digest>
 //
+// or, for version pr40900 (mooncake/mooncake_store_data.py:
+// PoolKey.to_string), the same without the cache prefix and @group:<G>.
 // R is tp_rank / f (vllmReplication); ranks that share R share one key.
 func (s Settings) appendVLLMKeys(dst []string, hash string) []string {
 	o, f := s.Engines, s.vllmReplication()
@@ -67,7 +70,10 @@ func (s Settings) appendVLLMKeys(dst []string, hash string) []string {
 		b.WriteString(path.Base(s.Namespace.ModelKey))
 		b.WriteString("@tp_rank:" + strconv.Itoa(r/f))
 		b.WriteString("@pcp" + strconv.Itoa(o.PCPRank) + "@dcp" + strconv.Itoa(o.DCPRank))
-		b.WriteString("@pp_rank:" + strconv.Itoa(o.PPRank) + "@group:" + strconv.Itoa(o.Group))
+		b.WriteString("@pp_rank:" + strconv.Itoa(o.PPRank))
+		if o.version(EngineVLLM) != VersionVLLMPR40900 {
+			b.WriteString("@group:" + strconv.Itoa(o.Group))
+		}
 		b.WriteString("@" + hash)
 		dst = append(dst, b.String())
 	}

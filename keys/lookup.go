@@ -3,11 +3,14 @@ package keys
 import "errors"
 
 // BlockTokens returns the tokens of a full block under s: LMCache's chunk
-// size, else T (vLLM's block_size, SGLang's page_size, Dynamo's
-// kv_block_size).
+// size, vLLM's connector chunk size when given, else T (vLLM's hash block
+// size, SGLang's page_size, Dynamo's kv_block_size).
 func (s Settings) BlockTokens() int {
-	if s.Engine == EngineLMCache {
+	switch {
+	case s.Engine == EngineLMCache:
 		return s.Engines.chunkSize()
+	case s.Engine == EngineVLLM && s.Engines.ChunkSize > 0:
+		return s.Engines.ChunkSize
 	}
 	return s.Layout.TokensPerBlock
 }
