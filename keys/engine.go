@@ -168,9 +168,6 @@ func (s Settings) validateEngine() error {
 		return err
 	}
 	o := s.Engines
-	if s.Engine == EngineSGLang && o.MLA && o.PPSize > 1 {
-		return errSGLangMLAPP
-	}
 	if s.Engine == EngineVLLM && s.Layout.TokensPerBlock > 0 && o.ChunkSize%s.Layout.TokensPerBlock != 0 {
 		return fmt.Errorf("vllm chunk size %d is not a multiple of the %d tokens per hash block", o.ChunkSize, s.Layout.TokensPerBlock)
 	}
