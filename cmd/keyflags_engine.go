@@ -46,7 +46,7 @@ func (f *engineFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.MLA, "mla", false, "vllm, sglang: the model uses MLA (one key set for every TP rank)")
 	fs.IntVar(&f.KVHeads, "kv-heads", 0, "vllm: the model's KV heads, for the TP replication factor tp/kv-heads (default: no replication)")
 	fs.IntVar(&f.PPRank, "pp-rank", 0, "vllm, sglang: pipeline-parallel rank in the keys")
-	fs.IntVar(&f.PPSize, "pp-size", 1, "sglang: pipeline-parallel size (above 1 the keys spell the pp rank)")
+	fs.IntVar(&f.PPSize, "pp-size", 1, "sglang: pipeline-parallel size (above 1 the keys spell the pp rank); vllm: a probe asks for every pp rank's key")
 	fs.IntVar(&f.PCPRank, "pcp-rank", 0, "vllm: prefill context-parallel rank in the keys")
 	fs.IntVar(&f.DCPRank, "dcp-rank", 0, "vllm: decode context-parallel rank in the keys")
 	fs.IntVar(&f.Group, "kv-cache-group", 0, "vllm: KV cache group in the keys")
@@ -60,7 +60,7 @@ var engineOnly = map[string][]keys.Engine{
 	"engine-version": {keys.EngineVLLM, keys.EngineLMCache, keys.EngineSGLang, keys.EngineDynamo},
 	"eagle":          {keys.EngineSGLang}, "dynamo-sequence-seed": {keys.EngineDynamo},
 	"mla": {keys.EngineVLLM, keys.EngineSGLang}, "kv-heads": {keys.EngineVLLM},
-	"pp-rank": {keys.EngineVLLM, keys.EngineSGLang}, "pp-size": {keys.EngineSGLang},
+	"pp-rank": {keys.EngineVLLM, keys.EngineSGLang}, "pp-size": {keys.EngineSGLang, keys.EngineVLLM},
 	"pcp-rank": {keys.EngineVLLM}, "dcp-rank": {keys.EngineVLLM}, "kv-cache-group": {keys.EngineVLLM},
 	"dtype":  {keys.EngineLMCache},
 	"scheme": {keys.EngineTRTLLM}, "lookahead": {keys.EngineTRTLLM}, "lora-task-id": {keys.EngineTRTLLM},

@@ -76,7 +76,7 @@ func (r Prepared) appendKeys(dst []string, s keys.Settings) []string {
 		dst = s.AppendBlockKeys(dst, h)
 	}
 	for _, h := range r.Blocks {
-		dst = s.AppendEngineKeys(dst, keys.EngineBlock{Hash: h})
+		dst = s.AppendLookupBlockKeys(dst, keys.EngineBlock{Hash: h})
 	}
 	return dst
 }

@@ -89,7 +89,8 @@ type EngineOptions struct {
 	// PPRank, PCPRank, DCPRank and Group are spelled in vLLM's keys
 	// (PPRank also in SGLang's, with PPSize > 1).
 	PPRank, PCPRank, DCPRank, Group int
-	// PPSize is the pipeline-parallel size (SGLang keys; 0 or 1: none).
+	// PPSize is the pipeline-parallel size (0 or 1: none): spelled in
+	// SGLang's keys; a vLLM lookup asks for every pp rank's key.
 	PPSize int
 	// DType is spelled in LMCache keys; empty means "bfloat16".
 	DType string

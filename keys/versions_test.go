@@ -172,3 +172,19 @@ func TestVLLMChunksKeyedByLastBlock(t *testing.T) {
 		}
 	}
 }
+
+// A vLLM lookup asks for every pp rank's key of a block (worker.py:
+// MooncakeStoreWorker.lookup); a rank writes its own.
+func TestVLLMLookupEveryPPRank(t *testing.T) {
+	s := vllmSettings("sha256", "0", 4)
+	s.Namespace.ModelKey, s.Layout.World, s.Layout.Ranks = "m", 1, []int{0}
+	s.Engines.PPSize, s.Engines.PPRank = 2, 1
+	b := EngineBlock{Hash: "ab"}
+	if got, want := s.AppendEngineKeys(nil, b), []string{"m@tp_rank:0@pcp0@dcp0@pp_rank:1@group:0@ab"}; !cmp.Equal(got, want) {
+		t.Errorf("AppendEngineKeys = %q, want %q", got, want)
+	}
+	want := []string{"m@tp_rank:0@pcp0@dcp0@pp_rank:0@group:0@ab", "m@tp_rank:0@pcp0@dcp0@pp_rank:1@group:0@ab"}
+	if got := s.AppendLookupBlockKeys(nil, b); !cmp.Equal(got, want) || s.KeysPerBlock() != 2 {
+		t.Errorf("AppendLookupBlockKeys = %q (KeysPerBlock %d), want %q", got, s.KeysPerBlock(), want)
+	}
+}
