@@ -146,3 +146,15 @@ type Reservation interface {
 	// Abort frees every placed value, as if it had never been put.
 	Abort()
 }
+
+// BufferRegistrar is implemented by backends whose client can transfer
+// straight into and out of memory registered with it (Mooncake's
+// register_buffer): Get into, and Put from, buffers that lie inside a
+// registered region skip the backend's own staging, one copy less each
+// way. Other buffers work as before.
+type BufferRegistrar interface {
+	// RegisterBuffer registers b. The memory must stay allocated, and b
+	// must not be registered twice, until unregister is called; a call
+	// that uses b must not run while unregister does.
+	RegisterBuffer(b []byte) (unregister func() error, err error)
+}

@@ -38,6 +38,7 @@
 //	ArenaHolder     values in host arenas a device can map         yes
 //	Viewer          values looked up in place (ViewBatch)          yes
 //	Reserver        values placed, written in place, committed     yes
+//	BufferRegistrar Get and Put in place in registered buffers                           yes
 //
 // Direct transfers need ArenaHolder with Viewer (loads) or Reserver (saves);
 // a replay's embedded pool needs Evicter to evict on the replay's clock.

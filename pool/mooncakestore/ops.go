@@ -61,13 +61,18 @@ func (s *Store) isExist(keys []string) ([]int32, error) {
 	return res, nil
 }
 
-// Get reads values with mooncake_store_batch_get_into (store_c.h) into
-// staging, and copies each into bufs[i].
+// Get reads values with mooncake_store_batch_get_into (store_c.h): straight
+// into bufs[i] where it lies in memory registered with RegisterBuffer,
+// else into staging and copied into bufs[i].
 func (s *Store) Get(ctx context.Context, keys []string, bufs [][]byte, n []int64) error {
 	if len(bufs) != len(keys) || len(n) != len(keys) {
 		return fmt.Errorf("mooncake store get: %d buffers and %d sizes for %d keys", len(bufs), len(n), len(keys))
 	}
 	idx, carrier := carriers(keys, bufs, n)
+	direct, idx := s.splitRegistered(idx, func(i int) []byte { return bufs[i] })
+	if err := s.getDirect(ctx, keys, bufs, n, direct); err != nil {
+		return err
+	}
 	sizes := make([]int64, len(idx))
 	for j, i := range idx {
 		sizes[j] = int64(len(bufs[i]))
@@ -127,6 +132,42 @@ func fanOut(keys []string, bufs [][]byte, n []int64, carrier map[string]int) {
 			n[i] = int64(copy(bufs[i], bufs[c][:got]))
 		}
 	}
+}
+
+// splitRegistered splits idx into the indices whose buffer (of(i)) lies in
+// memory registered with RegisterBuffer and the others, each in order.
+func (s *Store) splitRegistered(idx []int, of func(i int) []byte) (in, out []int) {
+	for _, i := range idx {
+		if s.regs.holds(of(i)) {
+			in = append(in, i)
+		} else {
+			out = append(out, i)
+		}
+	}
+	return in, out
+}
+
+// getDirect reads the keys idx names straight into their registered
+// buffers, in one call.
+func (s *Store) getDirect(ctx context.Context, keys []string, bufs [][]byte, n []int64, idx []int) error {
+	if len(idx) == 0 {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("mooncake store get: %w", err)
+	}
+	dst := make([][]byte, len(idx))
+	for j, i := range idx {
+		dst[j] = bufs[i]
+	}
+	res := make([]int64, len(idx))
+	if rc := s.c.batchGetInto(pick(keys, idx), dst, res); rc != 0 {
+		return callError("get", len(idx), int64(rc))
+	}
+	for j, i := range idx {
+		n[i] = res[j]
+	}
+	return nil
 }
 
 // getRun reads the keys idx names through one staging buffer.
