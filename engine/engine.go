@@ -23,6 +23,8 @@ type engine struct {
 	worker   *connector.Worker   // rank 0's: lookups
 	workers  []*connector.Worker // one per rank (tensor parallelism)
 	faults   *connector.FaultMover
+	// written records the pages the saves stored, with Config.RemovePages.
+	written *writtenPages
 	// outcome is shared by the owners of an attention-DP run.
 	*outcome
 
@@ -118,6 +120,10 @@ func (e *engine) newConnector(slots []connector.PageSlot) error {
 	mover, err := e.newMover(slots)
 	if err != nil {
 		return err
+	}
+	if cfg.RemovePages {
+		e.written = &writtenPages{PageMover: mover}
+		mover = e.written
 	}
 	if cfg.Faults.Active() {
 		e.faults = connector.NewFaultMover(mover, cfg.Pool, cfg.Faults)
