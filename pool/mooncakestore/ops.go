@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/kvctl/kvctl/pool"
 )
@@ -194,23 +195,52 @@ func (s *Store) getRun(ctx context.Context, keys []string, bufs [][]byte, n []in
 	return nil
 }
 
-// Remove removes keys one by one with mooncake_store_remove (store_c.h has
-// no batch remove).
+// Remove removes keys with mooncake_store_remove (store_c.h has no batch
+// remove): one call per distinct key, removeWorkers calls at a time, since
+// each is a round trip to the master. A key given again in the batch
+// answers as a second remove after the first would: OBJECT_NOT_FOUND when
+// the first removed it, else the first's answer.
 func (s *Store) Remove(ctx context.Context, keys []string, force bool, results []pool.Code) error {
 	if len(results) != len(keys) {
 		return fmt.Errorf("mooncake store remove: %d results for %d keys", len(results), len(keys))
 	}
+	first := make(map[string]int, len(keys))
+	idx := make([]int, 0, len(keys))
 	for i, k := range keys {
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("mooncake store remove: %w", err)
+		if _, seen := first[k]; !seen {
+			first[k] = i
+			idx = append(idx, i)
 		}
-		results[i] = pool.InvalidParams
-		if validKey(k) {
-			results[i] = codeOf(int64(s.c.remove(k, force)))
+	}
+	var wg sync.WaitGroup
+	for w := range min(removeWorkers, len(idx)) {
+		wg.Go(func() {
+			for j := w; j < len(idx) && ctx.Err() == nil; j += removeWorkers {
+				i := idx[j]
+				results[i] = pool.InvalidParams
+				if validKey(keys[i]) {
+					results[i] = codeOf(int64(s.c.remove(keys[i], force)))
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("mooncake store remove: %w", err)
+	}
+	for i, k := range keys {
+		if f := first[k]; f != i {
+			results[i] = results[f]
+			if results[f] == pool.OK {
+				results[i] = pool.ObjectNotFound
+			}
 		}
 	}
 	return nil
 }
+
+// removeWorkers is how many remove calls one Remove makes at a time.
+const removeWorkers = 8
 
 // RemoveAll is mooncake_store_remove_all (store_c.h), the master's
 // RemoveAll: every object of the pool, not only kvctl's.
