@@ -93,7 +93,7 @@ func baseConfig(path string, getenv func(string) string, readFile func(string) (
 	}
 	cfg, err := ParseJSON(data)
 	if err != nil {
-		return Config{}, fmt.Errorf("%s: %w", path, err)
+		return Config{}, fmt.Errorf("reading the mooncake client JSON %q: %w", path, err)
 	}
 	return cfg, nil
 }
