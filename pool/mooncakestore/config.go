@@ -46,6 +46,11 @@ type Config struct {
 	StagingBytes int64 `json:"-"`
 }
 
+// ConfigEnv is the environment variable that names the Mooncake client
+// JSON, as TensorRT-LLM, vLLM and SGLang read it, when the pool URL names
+// none (config=).
+const ConfigEnv = "MOONCAKE_CONFIG_PATH"
+
 // Defaults of the fields a configuration leaves out.
 const (
 	DefaultMasterPort      = "50051"
