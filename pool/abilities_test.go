@@ -21,19 +21,20 @@ import (
 
 // abilities maps each optional ability's name to its interface.
 var abilities = map[string]reflect.Type{
-	"Lister":          reflect.TypeFor[pool.Lister](),
-	"LeasingExister":  reflect.TypeFor[pool.LeasingExister](),
-	"LeaseReporter":   reflect.TypeFor[pool.LeaseReporter](),
-	"Sizer":           reflect.TypeFor[pool.Sizer](),
-	"Locator":         reflect.TypeFor[pool.Locator](),
-	"Snapshotter":     reflect.TypeFor[pool.Snapshotter](),
-	"AllRemover":      reflect.TypeFor[pool.AllRemover](),
-	"ReadOnly":        reflect.TypeFor[pool.ReadOnly](),
-	"Evicter":         reflect.TypeFor[pool.Evicter](),
-	"ArenaHolder":     reflect.TypeFor[pool.ArenaHolder](),
-	"Viewer":          reflect.TypeFor[pool.Viewer](),
-	"Reserver":        reflect.TypeFor[pool.Reserver](),
-	"BufferRegistrar": reflect.TypeFor[pool.BufferRegistrar](),
+	"Lister":            reflect.TypeFor[pool.Lister](),
+	"LeasingExister":    reflect.TypeFor[pool.LeasingExister](),
+	"LeaseReporter":     reflect.TypeFor[pool.LeaseReporter](),
+	"Sizer":             reflect.TypeFor[pool.Sizer](),
+	"Locator":           reflect.TypeFor[pool.Locator](),
+	"Snapshotter":       reflect.TypeFor[pool.Snapshotter](),
+	"AllRemover":        reflect.TypeFor[pool.AllRemover](),
+	"ReadOnly":          reflect.TypeFor[pool.ReadOnly](),
+	"Evicter":           reflect.TypeFor[pool.Evicter](),
+	"ArenaHolder":       reflect.TypeFor[pool.ArenaHolder](),
+	"Viewer":            reflect.TypeFor[pool.Viewer](),
+	"Reserver":          reflect.TypeFor[pool.Reserver](),
+	"BufferRegistrar":   reflect.TypeFor[pool.BufferRegistrar](),
+	"TransportReporter": reflect.TypeFor[pool.TransportReporter](),
 }
 
 // backendTypes are the backends' store types, in the doc table's order.

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/kvctl/kvctl/pool"
 )
 
@@ -98,5 +100,37 @@ func TestStagingRegisteredWithThePool(t *testing.T) {
 	if store.registered != 2 || store.in != 2*len(rs) || store.out != 0 || len(store.regions) != 0 {
 		t.Errorf("registrations %d, values in registered staging %d, outside %d, left registered %d; want 2, %d, 0, 0",
 			store.registered, store.in, store.out, len(store.regions), 2*len(rs))
+	}
+}
+
+// reportingStore is a registeringStore whose client reports its
+// transport.
+type reportingStore struct{ *registeringStore }
+
+func (reportingStore) Transport() pool.Transport {
+	return pool.Transport{Protocol: "tcp", LocalHostname: "h:1", DeviceMemory: pool.NotKnown}
+}
+
+// TestBenchResultSaysWhatThePoolReports checks the bench result's
+// pool_transport and staging_registered against the pool's abilities.
+func TestBenchResultSaysWhatThePoolReports(t *testing.T) {
+	tr := pool.Transport{Protocol: "tcp", LocalHostname: "h:1", DeviceMemory: pool.NotKnown}
+	tests := []struct {
+		name           string
+		store          pool.Store
+		direct         bool
+		wantTransport  *pool.Transport
+		wantRegistered bool
+	}{
+		{"plain pool", newMapStore(), false, nil, false},
+		{"registering pool", newRegisteringStore(), false, nil, true},
+		{"reporting pool", reportingStore{newRegisteringStore()}, false, &tr, true},
+		{"reporting pool, direct", reportingStore{newRegisteringStore()}, true, &tr, false},
+	}
+	for _, tt := range tests {
+		r := newBenchResult(BenchOptions{Options: Options{Device: testDevice(t), Pool: tt.store, Direct: tt.direct}, PageBytes: 64, RegionsPerPage: 1})
+		if diff := cmp.Diff(tt.wantTransport, r.PoolTransport); diff != "" || r.StagingRegistered != tt.wantRegistered {
+			t.Errorf("%s: newBenchResult: staging registered %v, want %v; transport (-want +got):\n%s", tt.name, r.StagingRegistered, tt.wantRegistered, diff)
+		}
 	}
 }

@@ -100,3 +100,15 @@ func TestRegisteredReal(t *testing.T) {
 		}
 	}
 }
+
+// TestTransportReal checks what the real library reports of its transfer
+// engine: the protocol it was set up with and a local hostname.
+func TestTransportReal(t *testing.T) {
+	s := openReal(t)
+	defer s.Close()
+	tr := s.Transport()
+	if tr.Protocol != "tcp" || tr.LocalHostname == pool.NotKnown || tr.LocalHostname == "" || tr.DeviceMemory != pool.NotKnown {
+		t.Errorf("Transport() = %+v, want protocol tcp, a local hostname, device memory %q", tr, pool.NotKnown)
+	}
+	t.Logf("Transport() = %+v", tr)
+}

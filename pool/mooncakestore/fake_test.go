@@ -21,7 +21,10 @@ type fakeClient struct {
 	// transferred is the address of every buffer a put or a get was
 	// given, in order.
 	transferred []uintptr
-	t           *testing.T
+	// name is what hostname reports; empty: a library without
+	// mooncake_store_get_hostname.
+	name string
+	t    *testing.T
 }
 
 func newFakeClient(t *testing.T) *fakeClient {
@@ -144,6 +147,8 @@ func (f *fakeClient) unregisterBuffer(b []byte) int32 {
 	delete(f.registered, addr(b))
 	return 0
 }
+
+func (f *fakeClient) hostname() (string, bool) { return f.name, f.name != "" }
 
 func (f *fakeClient) destroy() { f.destroyed = true }
 

@@ -25,11 +25,12 @@ type Store struct {
 }
 
 var (
-	_ pool.Store           = (*Store)(nil)
-	_ pool.LeasingExister  = (*Store)(nil)
-	_ pool.AllRemover      = (*Store)(nil)
-	_ pool.Sizer           = (*Store)(nil)
-	_ pool.BufferRegistrar = (*Store)(nil)
+	_ pool.Store             = (*Store)(nil)
+	_ pool.LeasingExister    = (*Store)(nil)
+	_ pool.AllRemover        = (*Store)(nil)
+	_ pool.Sizer             = (*Store)(nil)
+	_ pool.BufferRegistrar   = (*Store)(nil)
+	_ pool.TransportReporter = (*Store)(nil)
 )
 
 // Open loads the library cfg names, creates a client and sets it up
@@ -163,5 +164,7 @@ func (s *Store) Stat(ctx context.Context) (pool.Stat, error) {
 		st.Warnings = append(st.Warnings, "no admin address (admin=HOST:PORT): counts are unknown and exist probes lease the keys they find")
 	}
 	st.Backend, st.Address, st.ReadOnly = "mooncake-store", s.cfg.MasterServerAddress, false
+	t := s.Transport()
+	st.Transport = &t
 	return st, nil
 }
