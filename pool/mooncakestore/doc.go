@@ -33,6 +33,8 @@
 // where an admin address is given (it then asks the master's HTTP API);
 // without one it is batch_is_exist, which leases, and Stat says so.
 // Abilities: LeasingExister (batch_is_exist), AllRemover (remove_all),
-// Sizer (get_size, which leases) and BufferRegistrar (register_buffer); no
-// listing, which the C API lacks.
+// Sizer (get_size, which leases), BufferRegistrar (register_buffer) and
+// TransportReporter (the protocol set up, get_hostname where the library
+// has it, and "not known" for GPU memory, which store_c.h does not
+// report); no listing, which the C API lacks.
 package mooncakestore
