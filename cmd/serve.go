@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 
 	"github.com/kvctl/kvctl/engine"
 	"github.com/kvctl/kvctl/keys"
@@ -21,6 +22,7 @@ type serveOptions struct {
 	TraceFormat string
 	Synthetic   string
 	Pool        poolFlag
+	Keep        bool
 	Addr        string
 	RealTime    bool
 	APIKey      string
@@ -68,7 +70,9 @@ URL,... --gen URL,... serves a front (no engine, no --single-rank) that sends
 each request to a context server, then to a generation server.
 The pool is --pool, else $KVCTL_POOL (serve says so on stderr), else an
 embedded mem:// pool sized for the run, on the replay's clock; with --pool
-redis://... several processes share one pool.
+redis://... several processes share one pool. Against a real Mooncake Store
+(mooncake-store://) serve removes the pages it stored when it ends, unless
+--keep.
 The report and what each number means: docs/serve.md.
 
 Exit codes: 3 when a loaded page differs from the computed one, a request
@@ -115,6 +119,7 @@ $ kvctl serve --disagg-front --ctx 127.0.0.1:8001 --gen 127.0.0.1:8002 --addr 12
 	fs.StringVar(&o.Synthetic, "synthetic", "", "replay a synthetic multi-turn workload, e.g. conversations=200,turns=6,system=2048,user=512,output=256")
 	fs.StringVar(&o.WriteRequests, "write-requests", "", "write the requests replayed (from --trace or --synthetic) to FILE as kvctl requests JSONL, which keys and holes --requests read")
 	o.Pool.registerDefault(fs, "an embedded mem:// pool sized for the run")
+	fs.BoolVar(&o.Keep, "keep", false, "leave the pages the run stored in a mooncake-store:// --pool (removed when serve ends by default; other pools keep them)")
 	fs.Uint64Var(&o.PoolSeed, "seed", 0, "seed of the embedded pool's random shard walks (a mem:// --pool takes seed= instead)")
 	fs.StringVar(&o.Addr, "addr", "127.0.0.1:8000", "listen address of the HTTP front (without --trace/--synthetic)")
 	fs.BoolVar(&o.RealTime, "real-time", false, "HTTP front: pace modelled iteration costs in wall time (realistic latency; default: as fast as the CPU allows)")
@@ -205,7 +210,7 @@ func (o *serveOptions) attachPool(ctx context.Context, ios *IOStreams, cfg *engi
 	cfg.Clock = engine.NewClock()
 	if o.Pool.URL != "" {
 		st, err := openServePool(ctx, o.Pool.URL, cfg.Clock)
-		cfg.Pool = st
+		cfg.Pool, cfg.RemovePages = st, o.removesPages()
 		return 0, err
 	}
 	reqs, tokens, err := countSource(ctx, src)
@@ -215,6 +220,15 @@ func (o *serveOptions) attachPool(ctx context.Context, ios *IOStreams, cfg *engi
 	st, err := openEmbeddedPool(cfg.Clock, runPoolCapacity(cfg.Keys.Layout, tokens), o.PoolSeed)
 	cfg.Pool = st
 	return reqs, err
+}
+
+// removesPages reports whether serve removes the pages it stored from
+// --pool when it ends: from a real Mooncake Store (mooncake-store://),
+// whose space the run borrows, unless --keep. Other pools keep them, so
+// that a later run can read them.
+func (o *serveOptions) removesPages() bool {
+	u, err := url.Parse(o.Pool.URL)
+	return err == nil && u.Scheme == "mooncake-store" && !o.Keep
 }
 
 // countSource counts the requests of a source and their prompt and output

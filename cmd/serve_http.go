@@ -24,6 +24,7 @@ func runServeHTTP(ctx context.Context, ios *IOStreams, g *globalOptions, o *serv
 	cfg.Clock = engine.NewClock()
 	if o.Pool.URL != "" {
 		st, err = openServePool(ctx, o.Pool.URL, cfg.Clock)
+		cfg.RemovePages = o.removesPages()
 	} else {
 		st, err = openEmbeddedPool(cfg.Clock, defaultLiveCapacity, o.PoolSeed)
 	}
