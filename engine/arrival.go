@@ -17,11 +17,13 @@ type arrival struct {
 	seed      uint64      // decodeSeed of the prompt
 }
 
-// hashArrival hashes w's prompt into a new chain of recipe k.
+// hashArrival hashes w's prompt into a new chain of recipe k, with room
+// for the hashes of every block its prompt and output can fill.
 func hashArrival(k keys.Settings, w workload.Request) arrival {
 	a := arrival{promptLen: len(w.Tokens), seed: decodeSeed(w.Tokens)}
 	a.chain, a.err = k.NewChain(w.Scope())
 	if a.err == nil {
+		a.chain.Grow((len(w.Tokens) + max(1, w.OutputLength)) / a.chain.TokensPerBlock())
 		a.chain.Extend(w.Tokens)
 	}
 	a.w, a.w.Tokens = w, nil
