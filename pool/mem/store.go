@@ -90,7 +90,7 @@ func New(opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mem pool: %w", err)
 	}
-	s := &Store{opts: o, address: addressOf(o), index: newIndex(o.Capacity), groups: map[string]*group{}}
+	s := &Store{opts: o, address: addressOf(o), index: newIndex(o.Capacity, o.IndexKeys), groups: map[string]*group{}}
 	for i := range o.Segments {
 		g := newSegment(fmt.Sprintf("mem-%d", i), o.segmentCapacity(i), o.ArenaSize, o.MetadataOnly)
 		s.segs = append(s.segs, g)
