@@ -217,7 +217,7 @@ func (o *serveOptions) attachPool(ctx context.Context, ios *IOStreams, cfg *engi
 	if err != nil {
 		return 0, err // a bad line is workload.ErrBadInput (exit 2); a failed read exits 1
 	}
-	st, err := openEmbeddedPool(cfg.Clock, runPoolCapacity(cfg.Keys.Layout, tokens), o.PoolSeed)
+	st, err := openRunPool(cfg.Clock, cfg.Keys.Layout, tokens, o.PoolSeed)
 	cfg.Pool = st
 	return reqs, err
 }
