@@ -38,3 +38,7 @@ func (p observedProber) CountPrefixHit(ctx context.Context, hashes []keys.Hash) 
 	}
 	return hit, present, err
 }
+
+// PercentilesOf returns the percentiles of xs, as a Report's latencies
+// are computed (xs is sorted in place), zero when xs is empty.
+func PercentilesOf(xs []float64) Percentiles { return percentilesOf(xs) }
