@@ -37,6 +37,7 @@ type serveOptions struct {
 	PoolSeed       uint64
 	WriteRequests  string // the file the replayed requests are written to
 	Plot           plotFlag
+	Sweep          serveSweep
 }
 
 func newServeCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
@@ -80,6 +81,9 @@ $ kvctl serve --single-rank --addr 0.0.0.0:8000 --api-key sk-local`,
 			if err != nil {
 				return err
 			}
+			if o.Sweep.active() {
+				return runServeSweep(c.Context(), ios, g, o, cfg, src)
+			}
 			if src == nil {
 				if o.Plot.Path != "" {
 					return usagef("--plot draws a replay: give --trace or --synthetic")
@@ -108,6 +112,7 @@ $ kvctl serve --single-rank --addr 0.0.0.0:8000 --api-key sk-local`,
 	o.Key.registerWithDefaults(fs, false, engine.DefaultTokensPerBlock, keys.DefaultLayerGroup.String())
 	describeModelKeyDefault(fs, engine.DefaultModelKey)
 	o.registerEngine(fs)
+	o.Sweep.register(fs)
 	o.Plot.register(fs, "the pool's hit rate and occupancy over the replay (every --stats-interval, default 1s), TTFT and ITL distributions and load phases")
 	return c
 }

@@ -88,7 +88,7 @@ func (o *serveOptions) engineConfig(settings keys.Settings, ios *IOStreams, g *g
 	if err := o.parse(&cfg); err != nil {
 		return cfg, err
 	}
-	if err := cfg.Validate(); err != nil {
+	if err := o.validateEngine(cfg); err != nil {
 		return cfg, err
 	}
 	if !g.Quiet { // stats lines (with --stats-interval) and warnings

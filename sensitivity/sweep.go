@@ -149,6 +149,9 @@ func (r *Run) summarize(opts Options) {
 		r.WholeMisses += w.WholeMisses
 	}
 	r.Bursts = DetectBursts(r.Windows, opts.WindowMS, opts.Criteria)
+	if r.Bursts == nil {
+		r.Bursts = []Burst{} // JSON: none, not null
+	}
 }
 
 // runOverheadBytes is what a run holds beside its pool: the engine, its
