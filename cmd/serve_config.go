@@ -27,7 +27,9 @@ func (o *serveOptions) config(c *cobra.Command, ios *IOStreams, g *globalOptions
 		return cfg, nil, err
 	}
 	o.Pool.resolve(ios)
-	o.Pool.noteFromEnv(ios, g)
+	if !o.Sweep.active() { // a sweep opens its own pools
+		o.Pool.noteFromEnv(ios, g)
+	}
 	setup, err := o.Key.resolve(c, ios.Getenv)
 	if err != nil {
 		return cfg, nil, err
