@@ -31,7 +31,7 @@ func (s *serveSweep) register(fs *pflag.FlagSet) {
 // active reports whether a sweep was asked for.
 func (s *serveSweep) active() bool { return len(s.Specs) > 0 }
 
-// check refuses what a sweep cannot do and returns its capacities.
+// checkSweep refuses what a sweep cannot do and returns its capacities.
 func (o *serveOptions) checkSweep() ([]int64, error) {
 	s := o.Sweep
 	switch {
