@@ -2,6 +2,7 @@ package sensitivity
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -73,5 +74,23 @@ func TestSweepIsDeterministic(t *testing.T) {
 	ignore := cmpopts.IgnoreFields(engine.Report{}, "WallSeconds", "Load")
 	if diff := cmp.Diff(a, b, ignore); diff != "" {
 		t.Errorf("two sweeps differ (-first +second):\n%s", diff)
+	}
+}
+
+func TestSweepInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	caps := []int64{2 << 20, 64 << 20}
+	runs, err := Sweep(ctx, sweepOptions(), caps)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Sweep(cancelled) error = %v, want context.Canceled", err)
+	}
+	if len(runs) != len(caps) {
+		t.Fatalf("Sweep(cancelled) = %d runs, want one per capacity (%d)", len(runs), len(caps))
+	}
+	for _, r := range runs {
+		if !r.Report.Interrupted || r.CapacityBytes == 0 {
+			t.Errorf("Sweep(cancelled) run %+v, want its capacity and its report marked interrupted", r.CapacityBytes)
+		}
 	}
 }
