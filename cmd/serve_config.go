@@ -26,6 +26,12 @@ func (o *serveOptions) config(c *cobra.Command, ios *IOStreams, g *globalOptions
 	if err := o.checkAddr(c.Flags().Changed("addr")); err != nil {
 		return cfg, nil, err
 	}
+	if err := o.Disagg.checkRole(o.Trace != "" || o.Synthetic != ""); err != nil {
+		return cfg, nil, err
+	}
+	if len(o.Disagg.Ctx)+len(o.Disagg.Gen) > 0 {
+		return cfg, nil, usagef("--ctx and --gen are the servers of --disagg-front")
+	}
 	o.Pool.resolve(ios)
 	if !o.Sweep.active() { // a sweep opens its own pools
 		o.Pool.noteFromEnv(ios, g)
