@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/kvctl/kvctl/chart"
 	"github.com/kvctl/kvctl/connector"
@@ -270,21 +269,14 @@ func (o *holesOptions) isSweep() bool { return len(o.Sweep) > 0 || o.SweepCapaci
 // sweptCapacities returns the capacities of --sweep capacity=... (and of
 // the deprecated --sweep-capacity), comma-separated.
 func (o *holesOptions) sweptCapacities() (string, error) {
-	var specs []string
-	if o.SweepCapacity != "" {
-		specs = append(specs, o.SweepCapacity)
+	spec, err := capacitySweepValues(o.Sweep)
+	if err != nil || o.SweepCapacity == "" {
+		return spec, err
 	}
-	for _, sw := range o.Sweep {
-		param, values, ok := strings.Cut(sw, "=")
-		if !ok || values == "" {
-			return "", usagef("--sweep %q: want capacity=V1,V2,...", sw)
-		}
-		if param != "capacity" {
-			return "", usagef("--sweep %s: unknown parameter (want capacity)", param)
-		}
-		specs = append(specs, values)
+	if spec == "" {
+		return o.SweepCapacity, nil
 	}
-	return strings.Join(specs, ","), nil
+	return o.SweepCapacity + "," + spec, nil
 }
 
 func (o *holesOptions) capacities() ([]int64, error) {
@@ -298,18 +290,7 @@ func (o *holesOptions) capacities() ([]int64, error) {
 	if spec == "" {
 		spec = o.Capacity
 	}
-	var out []int64
-	for _, part := range strings.Split(spec, ",") {
-		n, err := size.Parse(strings.TrimSpace(part))
-		if err != nil {
-			return nil, usagef("capacity: %v", err)
-		}
-		if n <= 0 {
-			return nil, usagef("capacity %q: want a positive size such as 64GiB", part)
-		}
-		out = append(out, n)
-	}
-	return out, nil
+	return parseCapacities(spec)
 }
 
 func runHolesSimulate(c *cobra.Command, ios *IOStreams, g *globalOptions, o *holesOptions, s keys.Settings, src workload.Source) error {

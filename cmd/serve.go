@@ -40,6 +40,7 @@ type serveOptions struct {
 	PoolSeed       uint64
 	WriteRequests  string // the file the replayed requests are written to
 	Plot           plotFlag
+	Sweep          serveSweep
 }
 
 func newServeCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
@@ -81,6 +82,7 @@ the first failed), 4 when the pool is unreachable.`,
 		Example: `$ kvctl serve --single-rank --trace testdata/trace-small.jsonl
 $ kvctl serve --single-rank --synthetic conversations=50,turns=4 -o json
 $ kvctl serve --single-rank --trace conversation.jsonl --pool redis://127.0.0.1:6379/0 --stats-interval 10s
+$ kvctl serve --single-rank --trace conversation.jsonl --layer-group 0:10MiB --tp 8 --attention-dp --sweep capacity=4TiB,6TiB,8TiB
 $ kvctl serve --single-rank --addr 127.0.0.1:8000
 $ kvctl serve --single-rank --addr 0.0.0.0:8000 --api-key sk-local
 $ kvctl serve --single-rank --server-role context --addr 127.0.0.1:8001
@@ -97,6 +99,9 @@ $ kvctl serve --disagg-front --ctx 127.0.0.1:8001 --gen 127.0.0.1:8002 --addr 12
 			cfg, src, err := o.config(c, ios, g)
 			if err != nil {
 				return err
+			}
+			if o.Sweep.active() {
+				return runServeSweep(c.Context(), ios, g, o, cfg, src)
 			}
 			if src == nil {
 				if o.Plot.Path != "" {
@@ -127,6 +132,7 @@ $ kvctl serve --disagg-front --ctx 127.0.0.1:8001 --gen 127.0.0.1:8002 --addr 12
 	o.Key.registerWithDefaults(fs, false, engine.DefaultTokensPerBlock, keys.DefaultLayerGroup.String())
 	describeModelKeyDefault(fs, engine.DefaultModelKey)
 	o.registerEngine(fs)
+	o.Sweep.register(fs)
 	o.Disagg.register(fs)
 	o.Plot.register(fs, "the pool's hit rate and occupancy over the replay (every --stats-interval, default 1s), TTFT and ITL distributions and load phases")
 	return c

@@ -33,7 +33,9 @@ func (o *serveOptions) config(c *cobra.Command, ios *IOStreams, g *globalOptions
 		return cfg, nil, usagef("--ctx and --gen are the servers of --disagg-front")
 	}
 	o.Pool.resolve(ios)
-	o.Pool.noteFromEnv(ios, g)
+	if !o.Sweep.active() { // a sweep opens its own pools
+		o.Pool.noteFromEnv(ios, g)
+	}
 	setup, err := o.Key.resolve(c, ios.Getenv)
 	if err != nil {
 		return cfg, nil, err
@@ -94,7 +96,7 @@ func (o *serveOptions) engineConfig(settings keys.Settings, ios *IOStreams, g *g
 	if err := o.parse(&cfg); err != nil {
 		return cfg, err
 	}
-	if err := cfg.Validate(); err != nil {
+	if err := o.validateEngine(cfg); err != nil {
 		return cfg, err
 	}
 	if !g.Quiet { // stats lines (with --stats-interval) and warnings

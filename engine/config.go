@@ -123,6 +123,9 @@ type Config struct {
 	// nil drops both.
 	StatsInterval time.Duration
 	StatsLine     func(line string)
+	// Observer, when not nil, sees every lookup and first token of the
+	// replay (a pool-size sweep's burst detection).
+	Observer Observer
 	// MemoryLimit, when positive, is the Go runtime's soft memory limit
 	// during the run (runtime/debug.SetMemoryLimit), with the GOGC
 	// percentage off so that the collector runs only as the heap nears the

@@ -17,6 +17,9 @@ func (e *engine) emit() {
 		if !r.hasFirstTok {
 			r.hasFirstTok = true
 			e.lat.ttft = append(e.lat.ttft, now-r.arrivalMS)
+			if e.cfg.Observer != nil {
+				e.cfg.Observer.FirstToken(r.arrivalMS, now-r.arrivalMS)
+			}
 		} else {
 			e.lat.itl = append(e.lat.itl, float32(now-r.lastTokMS))
 		}

@@ -146,6 +146,9 @@ func (e *engine) newConnector(slots []connector.PageSlot) error {
 	if cfg.Faults.PoolLatency > 0 {
 		prober = connector.SlowProber{Prober: e.worker, Delay: cfg.Faults.PoolLatency}
 	}
+	if cfg.Observer != nil {
+		prober = observedProber{Prober: prober, clock: e.clock, obs: cfg.Observer}
+	}
 	e.sched = connector.NewScheduler(connector.SchedulerOptions{
 		Loads: cfg.Connector.loads(),
 		Saves: cfg.Connector.saves(),

@@ -53,6 +53,7 @@ func TestReadErrors(t *testing.T) {
 		{"array.json", "array.json: not a kvctl -o json output of holes, bench or serve: it holds a JSON array, not an object"},
 		{"no_header.json", `no_header.json: not a kvctl -o json output of holes, bench or serve: no "kvctl" header object (it holds an object with fields pool, probe, requests, summary)`},
 		{"pool_stat.json", "pool_stat.json: output of kvctl v0.1.0 pool stat: a report draws the outputs of holes, bench load|save and serve, not of pool stat"},
+		{"serve_sweep.json", "serve_sweep.json: output of kvctl v0.1.0 serve: a report draws one serve replay, not a pool-size sweep (serve --sweep)"},
 		{"newer.json", "newer.json: written by kvctl v9.0.0 (holes) in output format 7; this kvctl reads formats 1 to 1"},
 		{"odd_header.json", `odd_header.json: the "kvctl" header is not kvctl's: "yes"`},
 	}
