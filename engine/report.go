@@ -100,6 +100,7 @@ type Report struct {
 	// Interrupted says ctx ended the replay: the report covers the
 	// requests that arrived before it did.
 	Interrupted bool `json:"interrupted,omitempty"`
+	Series
 }
 
 // MaxFailedReported is how many failed requests a Report describes.
@@ -183,6 +184,7 @@ func (e *engine) report(ctx context.Context, wall time.Duration) Report {
 		AsyncQueuedLoadFailures: c.asyncQueuedLoadFailures,
 	}
 	c.poolFailures.report(&rep)
+	rep.Series = e.series(ctx)
 	rep.Concurrency = e.cfg.Concurrency
 	c.throughput(&rep)
 	if e.faults != nil {
