@@ -40,8 +40,24 @@ type serveReport struct {
 	engine.Series
 }
 
-// validate checks the series read.
+// maxServeMS bounds the times a serve output may hold (about 30 years of
+// modelled time), so that every axis has a finite range.
+const maxServeMS = 1e12
+
+// validate checks what a report draws: times and latencies from 0 to
+// maxServeMS, timeline samples in time order with shares of 0..1 and
+// bytes that are not negative, and histograms as stats reads them.
 func (r *serveReport) validate() error {
+	for name, p := range map[string]engine.Percentiles{"ttft_ms": r.TTFTMS, "itl_ms": r.ITLMS} {
+		for _, v := range []float64{p.P50, p.P90, p.P99} {
+			if !(v >= 0 && v <= maxServeMS) {
+				return fmt.Errorf("%s: %v ms, want 0 to %g", name, v, maxServeMS)
+			}
+		}
+	}
+	if err := validTimeline(r.Timeline); err != nil {
+		return err
+	}
 	for name, h := range map[string]*stats.LatencyHistogram{"ttft_histogram": r.TTFTHistogram, "itl_histogram": r.ITLHistogram} {
 		if h == nil {
 			continue
@@ -49,6 +65,23 @@ func (r *serveReport) validate() error {
 		if err := h.Validate(); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
+	}
+	return nil
+}
+
+// validTimeline checks a timeline read: see serveReport.validate.
+func validTimeline(tl []stats.TimelineSample) error {
+	last := 0.0
+	for i, s := range tl {
+		switch {
+		case !(s.AtMS >= last && s.AtMS <= maxServeMS):
+			return fmt.Errorf("timeline sample %d: at %v ms, want %v to %g", i, s.AtMS, last, maxServeMS)
+		case !(s.HitRate >= 0 && s.HitRate <= 1):
+			return fmt.Errorf("timeline sample %d: hit rate %v, want 0 to 1", i, s.HitRate)
+		case s.PoolUsedBytes < 0 || s.PoolCapacityBytes < 0:
+			return fmt.Errorf("timeline sample %d: pool %d of %d bytes, want neither negative", i, s.PoolUsedBytes, s.PoolCapacityBytes)
+		}
+		last = s.AtMS
 	}
 	return nil
 }

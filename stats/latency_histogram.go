@@ -107,7 +107,8 @@ func (h *LatencyHistogram) Quantile(q float64) float64 {
 var ErrBadHistogram = errors.New("bad latency histogram")
 
 // Validate checks a histogram read from JSON: kvctl's bucket width,
-// buckets within the range, and counts that are not negative.
+// buckets within the range, and counts that are not negative and add up
+// without overflow.
 func (h *LatencyHistogram) Validate() error {
 	switch last := h.First + len(h.Counts) - 1; {
 	case h.BucketsPerDecade != LatencyBucketsPerDecade:
@@ -115,10 +116,12 @@ func (h *LatencyHistogram) Validate() error {
 	case h.First < firstLatencyBucket || last > lastLatencyBucket:
 		return fmt.Errorf("%w: buckets %d to %d, want them within %d to %d", ErrBadHistogram, h.First, last, firstLatencyBucket, lastLatencyBucket)
 	}
+	var total int64
 	for j, c := range h.Counts {
-		if c < 0 {
+		if c < 0 || c > math.MaxInt64-total {
 			return fmt.Errorf("%w: bucket %d counts %d samples", ErrBadHistogram, h.First+j, c)
 		}
+		total += c
 	}
 	return nil
 }

@@ -72,6 +72,7 @@ func TestLatencyHistogramValidate(t *testing.T) {
 		{"below range", LatencyHistogram{BucketsPerDecade: 100, First: firstLatencyBucket - 1, Counts: []int64{1}}},
 		{"above range", LatencyHistogram{BucketsPerDecade: 100, First: lastLatencyBucket, Counts: []int64{1, 1}}},
 		{"negative count", LatencyHistogram{BucketsPerDecade: 100, Counts: []int64{1, -1}}},
+		{"counts overflow", LatencyHistogram{BucketsPerDecade: 100, Counts: []int64{math.MaxInt64, 1}}},
 	}
 	for _, tt := range tests {
 		if err := tt.h.Validate(); !errors.Is(err, ErrBadHistogram) {
