@@ -55,6 +55,7 @@ func TestReadErrors(t *testing.T) {
 		{"pool_stat.json", "pool_stat.json: output of kvctl v0.1.0 pool stat: a report draws the outputs of holes, bench load|save and serve, not of pool stat"},
 		{"newer.json", "newer.json: written by kvctl v9.0.0 (holes) in output format 7; this kvctl reads formats 1 to 1"},
 		{"odd_header.json", `odd_header.json: the "kvctl" header is not kvctl's: "yes"`},
+		{"bad_timeline.json", "bad_timeline.json: output of kvctl v0.1.0 serve: timeline sample 1: at 1000 ms, want 2000 to 1e+12"},
 		{"bad_histogram.json", "bad_histogram.json: output of kvctl v0.1.0 serve: ttft_histogram: bad latency histogram: 10 buckets per decade, want 100"},
 	}
 	for _, tt := range tests {
