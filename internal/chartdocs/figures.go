@@ -51,7 +51,8 @@ func figures(dir string) ([]figure, error) {
 		{"chart-capacity-sweep.png", func() (*chart.Chart, error) { return chart.CapacitySweep(sweep.Runs, sweep.IdealReuse) }},
 		{"chart-bench-sweep.png", func() (*chart.Chart, error) { return chart.BenchSweep(bench.Runs) }},
 		{"chart-hole-map.png", func() (*chart.Chart, error) { return chart.HoleMap(probe.Requests) }},
-		{"chart-serve.png", func() (*chart.Chart, error) { return serveChart(filepath.Join(dir, "serve.json")) }},
+		{"chart-serve.png", func() (*chart.Chart, error) { return reportChart(filepath.Join(dir, "serve.json")) }},
+		{"chart-bench-phases.png", func() (*chart.Chart, error) { return reportChart(filepath.Join(dir, "bench_run.json")) }},
 	}, nil
 }
 
@@ -66,9 +67,9 @@ func readJSON(path string, v any) error {
 	return nil
 }
 
-// serveChart is the figure a report draws of serve's JSON at path, the
-// same as serve --plot draws of the replay.
-func serveChart(path string) (*chart.Chart, error) {
+// reportChart is the one figure a report draws of the output at path: of
+// serve's, the same as serve --plot draws of the replay.
+func reportChart(path string) (*chart.Chart, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -82,7 +83,7 @@ func serveChart(path string) (*chart.Chart, error) {
 		return nil, err
 	}
 	if len(charts) != 1 {
-		return nil, fmt.Errorf("%s: %d figures, want the replay's one", path, len(charts))
+		return nil, fmt.Errorf("%s: %d figures, want one", path, len(charts))
 	}
 	return charts[0], nil
 }
