@@ -5,6 +5,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/kvctl/kvctl/pool"
 	"github.com/kvctl/kvctl/stats"
 )
 
@@ -38,11 +39,21 @@ func (e *engine) sampleTimeline(ctx context.Context, final bool) {
 	if !e.timeline.Due(now) && !(final && !e.timeline.SampledAt(now)) {
 		return
 	}
-	var used, capacity int64
-	if st, err := e.cfg.Pool.Stat(context.WithoutCancel(ctx)); err == nil {
-		used, capacity = st.UsedBytes, st.CapacityBytes
-	}
+	used, capacity := e.poolUsage(ctx)
 	e.timeline.Add(now, e.stats.Holes.Total(), used, capacity)
+}
+
+// poolUsage is the pool's used and capacity bytes: from its
+// pool.UsageReporter where it has one, as Stat can walk every key, else
+// from Stat (0 and 0 when that fails).
+func (e *engine) poolUsage(ctx context.Context) (used, capacity int64) {
+	if ur, ok := e.cfg.Pool.(pool.UsageReporter); ok {
+		return ur.Usage()
+	}
+	if st, err := e.cfg.Pool.Stat(context.WithoutCancel(ctx)); err == nil {
+		return st.UsedBytes, st.CapacityBytes
+	}
+	return 0, 0
 }
 
 // series are the replay's series at its end.
