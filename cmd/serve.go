@@ -9,6 +9,7 @@ import (
 	"github.com/kvctl/kvctl/engine"
 	"github.com/kvctl/kvctl/keys"
 	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/report"
 	"github.com/kvctl/kvctl/workload"
 	"github.com/spf13/cobra"
 )
@@ -152,10 +153,6 @@ func runServe(ctx context.Context, ios *IOStreams, g *globalOptions, o *serveOpt
 			return interruptedAfter(err, 0, 0)
 		}
 	}
-	var timeline serveTimeline
-	if o.Plot.Path != "" {
-		timeline.attach(&cfg)
-	}
 	bar := newProgress(ios, g, "replay", "requests", int(total))
 	rep, err := runRecorded(o.WriteRequests, src, func(src workload.Source) (engine.Report, error) {
 		return engine.Run(ctx, cfg, src, func(p engine.Progress) {
@@ -172,7 +169,7 @@ func runServe(ctx context.Context, ios *IOStreams, g *globalOptions, o *serveOpt
 	if perr := printServeReport(ios, g, rep); perr != nil {
 		return perr
 	}
-	if perr := o.Plot.write(serveChart(rep, timeline.samples)); perr != nil {
+	if perr := o.Plot.write(report.ServeChart(rep)); perr != nil {
 		return perr
 	}
 	return checkServeReport(rep)

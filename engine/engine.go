@@ -52,6 +52,7 @@ type outcome struct {
 	lat           latencies
 	failed        []FailedRequest
 	stats         *connector.Stats
+	timeline      *stats.Timeline
 	nextArrivalMS float64 // the next arrival not yet admitted, +Inf with none
 	balance       prefillBalance
 }
@@ -89,7 +90,7 @@ func newEngine(cfg Config) (*engine, error) {
 }
 
 func newOutcome(cfg Config) *outcome {
-	return &outcome{stats: connector.NewStats(cfg.StatsInterval, cfg.Clock.Now, stats.NoRank, cfg.StatsLine)}
+	return &outcome{stats: connector.NewStats(cfg.StatsInterval, cfg.Clock.Now, stats.NoRank, cfg.StatsLine), timeline: newTimeline(cfg)}
 }
 
 // newOwner returns owner index of a run (one of Config.AttentionDP, each

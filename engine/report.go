@@ -104,6 +104,7 @@ type Report struct {
 	// from the pool when it ended (Config.RemovePages); Pool is the pool
 	// as the run left it, before that.
 	PoolKeysRemoved int64 `json:"pool_keys_removed,omitempty"`
+	Series
 }
 
 // MaxFailedReported is how many failed requests a Report describes.
@@ -187,6 +188,7 @@ func (e *engine) report(ctx context.Context, wall time.Duration) Report {
 		AsyncQueuedLoadFailures: c.asyncQueuedLoadFailures,
 	}
 	c.poolFailures.report(&rep)
+	rep.Series = e.series(ctx)
 	rep.Concurrency = e.cfg.Concurrency
 	c.throughput(&rep)
 	if e.faults != nil {

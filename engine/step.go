@@ -52,6 +52,7 @@ func stepOwners(ctx context.Context, owners []*engine) error {
 		e.emit()
 	}
 	first.stats.Tick()
+	first.sampleTimeline(ctx, false)
 	first.tickEviction()
 	return nil
 }

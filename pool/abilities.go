@@ -47,6 +47,15 @@ type Sizer interface {
 	Sizes(ctx context.Context, keys []string, sizes []int64) error
 }
 
+// UsageReporter is implemented by backends that can say how full they are
+// at once, where Stat may walk every key: what a replay samples for its
+// timeline.
+type UsageReporter interface {
+	// Usage is the bytes the values hold and the pool's capacity, as
+	// Stat's UsedBytes and CapacityBytes.
+	Usage() (used, capacity int64)
+}
+
 // Locator is implemented by backends that can say where each present value
 // lives without reading it or granting a lease: what a Mooncake master's
 // replica descriptors carry (/batch_query_keys answers them).

@@ -25,6 +25,7 @@ var abilities = map[string]reflect.Type{
 	"LeasingExister":    reflect.TypeFor[pool.LeasingExister](),
 	"LeaseReporter":     reflect.TypeFor[pool.LeaseReporter](),
 	"Sizer":             reflect.TypeFor[pool.Sizer](),
+	"UsageReporter":     reflect.TypeFor[pool.UsageReporter](),
 	"Locator":           reflect.TypeFor[pool.Locator](),
 	"Snapshotter":       reflect.TypeFor[pool.Snapshotter](),
 	"AllRemover":        reflect.TypeFor[pool.AllRemover](),

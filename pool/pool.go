@@ -30,6 +30,7 @@
 //	LeasingExister  Exist that grants leases (BatchExistKey)       yes                   yes
 //	LeaseReporter   lease length and each key's lease deadline     yes
 //	Sizer           value sizes without reading them               yes  yes              yes
+//	UsageReporter   used and capacity bytes without a Stat         yes
 //	Locator         values' segments and offsets, with no lease    yes
 //	Snapshotter     save to the snapshot file                      yes
 //	AllRemover      remove every object at once (RemoveAll)        yes                   yes

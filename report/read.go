@@ -98,7 +98,10 @@ func (in *Input) decode(fields map[string]json.RawMessage, data []byte) error {
 		return errors.New("a report draws one serve replay, not a pool-size sweep (serve --sweep)")
 	case cmd == "serve":
 		in.Kind, in.serve = Serve, &serveReport{}
-		return decodeInto(data, in.serve)
+		if err := decodeInto(data, in.serve); err != nil {
+			return err
+		}
+		return in.serve.validate()
 	default:
 		return fmt.Errorf("a report draws the outputs of holes, bench load|save and serve, not of %s", cmd)
 	}

@@ -211,6 +211,12 @@ func (s *Store) Stat(ctx context.Context) (pool.Stat, error) {
 	return st, nil
 }
 
+var _ pool.UsageReporter = (*Store)(nil)
+
+// Usage is Stat's used and capacity bytes, without its walk over every
+// object.
+func (s *Store) Usage() (used, capacity int64) { return s.used.Load(), s.opts.Capacity }
+
 // Arenas returns the arena byte slices allocated so far, segment by
 // segment (none in metadata-only mode). Objects' bytes returned by View lie
 // inside them, each inside one. Arenas are never freed while the store is
