@@ -1,0 +1,226 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/kvctl/kvctl/connector"
+)
+
+// leg is one request of a disaggregated run between its two roles: the
+// context request, then its generation request on server gen.
+type leg struct {
+	id        string
+	ctxOwner  *engine
+	ctxReq    *request
+	outputLen int
+	gen       int // the generation server, -1 before the hand-off
+	genReq    *request
+	bytes     int64
+	// startNS is when the receive started (its pages allocated), doneNS
+	// when its KV lands; sendFailNS when the sending side fails (-1: it
+	// does not); recvErr says the receive fails at doneNS.
+	startNS, doneNS, sendFailNS int64
+	recvErr                     bool
+}
+
+// errTransfer is the state a failed KV transfer leaves a request in, as
+// TensorRT-LLM's LlmRequestState names it.
+var errTransfer = errors.New("DISAGG_TRANS_ERROR")
+
+// handoff is the context-only request r's end on context server e (its
+// first token is out): its pages are held for the transfer, and its
+// generation leg is queued on a generation server. A request of one output
+// token is complete here.
+func (d *disagg) handoff(e *engine, r *request) {
+	l := d.legs[r]
+	if l == nil {
+		return
+	}
+	delete(d.legs, r)
+	if l.outputLen <= 1 {
+		d.out.completed++
+		d.out.ttft = append(d.out.ttft, e.clock.ElapsedMS()-r.arrivalMS)
+		return
+	}
+	ge := d.gen.c.owners[0]
+	if need := ceilDiv(r.promptLen+l.outputLen, ge.perBlock); need > ge.pages.blocks {
+		d.fail(l, &d.out.generationFailures, fmt.Errorf("generation leg needs %d KV blocks, more than the %d of a generation server", need, ge.pages.blocks))
+		return
+	}
+	r.held = true
+	l.genReq = &request{userID: r.userID, arrivalMS: r.arrivalMS, promptLen: r.promptLen, outputLen: l.outputLen,
+		generated: r.generated, decodeSeed: r.decodeSeed, hasFirstTok: true,
+		conn: connector.Request{ID: r.conn.ID, Chain: r.conn.Chain}}
+	l.gen = d.pickGeneration()
+	d.genLegs[l.gen]++
+	d.queued[l.gen] = append(d.queued[l.gen], l)
+}
+
+// pickGeneration places a generation leg on the server with the fewest
+// requests in flight and legs queued or receiving; ties go round robin.
+func (d *disagg) pickGeneration() int {
+	c := d.gen.c
+	best, least := -1, int64(0)
+	for k := range c.owners {
+		i := (c.last + 1 + k) % len(c.owners)
+		if n := c.owners[i].inFlight() + d.genLegs[i]; best < 0 || n < least {
+			best, least = i, n
+		}
+	}
+	c.last = best
+	c.placed[best]++
+	return best
+}
+
+// generationTop is the top of an idle generation server's loop: receives
+// that landed join the running requests, failed or timed-out ones are
+// cancelled (kv_transfer_timeout_ms), even when no forward step runs; then
+// queued legs start their receive while pages allow.
+func (d *disagg) generationTop(now int64) error {
+	timeout := int64(d.cfg.TransferTimeout)
+	kept := d.moving[:0]
+	for _, l := range d.moving {
+		done := l.doneNS <= now && l.doneNS-l.startNS <= timeout
+		switch {
+		case done && !l.recvErr:
+			if err := d.land(l, now); err != nil {
+				return err
+			}
+		case done:
+			d.cancelReceive(l)
+			d.fail(l, &d.out.transferErrors, fmt.Errorf("kv transfer failed on the generation server: %w", errTransfer))
+		case now-l.startNS >= timeout:
+			d.cancelReceive(l)
+			d.fail(l, &d.out.timeouts, fmt.Errorf("kv transfer timed out after %v (kv_transfer_timeout_ms): %w", d.cfg.TransferTimeout, errTransfer))
+		default:
+			kept = append(kept, l)
+		}
+	}
+	clear(d.moving[len(kept):])
+	d.moving = kept
+	for i := range d.queued {
+		d.startReceives(i, now)
+	}
+	return nil
+}
+
+// settleSendFailures fails the requests whose context server failed to
+// send their KV by now, and cancels their generation legs: the receive's
+// pages are freed at once instead of waiting for its timeout.
+func (d *disagg) settleSendFailures(now int64) {
+	kept := d.moving[:0]
+	for _, l := range d.moving {
+		if l.sendFailNS < 0 || l.sendFailNS > now {
+			kept = append(kept, l)
+			continue
+		}
+		d.cancelReceive(l)
+		d.fail(l, &d.out.contextFailures, fmt.Errorf("the context server failed sending the kv; generation leg cancelled: %w", errTransfer))
+	}
+	clear(d.moving[len(kept):])
+	d.moving = kept
+}
+
+// startReceives starts the receives of generation server i's queued legs,
+// in order, while its pages (and completion reservation) take them; each
+// waits its turn on the server's link.
+func (d *disagg) startReceives(i int, now int64) {
+	ge := d.gen.c.owners[i]
+	for len(d.queued[i]) > 0 {
+		l := d.queued[i][0]
+		g := l.genReq
+		blocks := ceilDiv(g.promptLen, ge.perBlock)
+		if !ge.canReserve(g) || blocks > ge.kv.available() {
+			return
+		}
+		d.queued[i] = d.queued[i][1:]
+		n := g.completionBound(ge.perBlock)
+		g.alloc.blocks, g.alloc.nodes = make([]int32, 0, n), make([]*radixNode, 0, n)
+		ge.kv.grow(&g.alloc, blocks)
+		g.conn.Blocks = g.alloc.blocks
+		ge.book(g)
+		d.startTransfer(l, now, int64(blocks)*ge.pages.bytesPerBlock())
+	}
+}
+
+// startTransfer times leg l's transfer of bytes, started now: it waits for
+// its server's link, takes bytes at TransferGBps, then Delay; a fault
+// draw may fail it on either side.
+func (d *disagg) startTransfer(l *leg, now, bytes int64) {
+	linkStart := max(now, d.linkFree[l.gen])
+	d.linkFree[l.gen] = linkStart + int64(float64(bytes)/d.cfg.TransferGBps)
+	l.bytes, l.startNS, l.doneNS, l.sendFailNS = bytes, now, d.linkFree[l.gen]+int64(d.cfg.Delay), -1
+	if d.cfg.ErrorRate > 0 && d.rng.Float64() < d.cfg.ErrorRate {
+		if d.rng.Float64() < 0.5 {
+			l.sendFailNS = linkStart
+		} else {
+			l.recvErr = true
+		}
+	}
+	d.moving = append(d.moving, l)
+}
+
+// land settles leg l's transfer at now: the context server's pages of
+// every full prompt block are copied into the generation server's and
+// verified against the model like a load from the pool; the request
+// joins the running ones with its first token, which reaches the client
+// now.
+func (d *disagg) land(l *leg, now int64) error {
+	ge, g, c := d.gen.c.owners[l.gen], l.genReq, l.ctxReq
+	full := min(g.promptLen/ge.perBlock, g.conn.Chain.NumBlocks(), len(c.alloc.blocks))
+	for b := range full {
+		copyPages(ge.pages, g.alloc.blocks[b], l.ctxOwner.pages, c.alloc.blocks[b])
+		ge.landBlock(g, b, g.alloc.blocks[b], g.conn.Chain.Hash(b))
+	}
+	g.conn.NumTokens = g.contextLen()
+	if err := ge.sched.UpdateStateAfterAlloc(&g.conn, 0, 0, 0); err != nil {
+		return fmt.Errorf("engine: generation leg of request %q: %w", l.id, err)
+	}
+	g.computed, g.phase, g.lastTokMS = g.promptLen, phaseRunning, float64(now)/1e6
+	ge.running = append(ge.running, g)
+	d.genLegs[l.gen]--
+	d.releaseContext(l)
+	d.xfer.add(l.bytes, float64(l.doneNS-l.startNS)/1e6)
+	d.out.ttft = append(d.out.ttft, g.lastTokMS-g.arrivalMS)
+	return nil
+}
+
+// copyPages copies every page of block src of from into block dst of to
+// (the same layout).
+func copyPages(to *pageMemory, dst int32, from *pageMemory, src int32) {
+	for i := range to.slots {
+		copy(to.Page(i, dst), from.Page(i, src))
+	}
+}
+
+// cancelReceive frees the pages of leg l's receive and the context
+// server's hold.
+func (d *disagg) cancelReceive(l *leg) {
+	ge := d.gen.c.owners[l.gen]
+	ge.unbook(l.genReq)
+	ge.kv.release(&l.genReq.alloc)
+	l.genReq.conn.Blocks = nil
+	d.genLegs[l.gen]--
+	d.releaseContext(l)
+}
+
+// releaseContext ends the context server's hold of leg l's pages.
+func (d *disagg) releaseContext(l *leg) {
+	c := l.ctxReq
+	c.held = false
+	if c.phase == phaseHeld {
+		l.ctxOwner.retire(c)
+	}
+}
+
+// completeLeg is a generation request's end: its request completed.
+func (d *disagg) completeLeg(*request) { d.out.completed++ }
+
+// fail ends leg l's request with err, counted in counter.
+func (d *disagg) fail(l *leg, counter *int64, err error) {
+	*counter++
+	if len(d.failed) < MaxFailedReported {
+		d.failed = append(d.failed, FailedRequest{ID: l.id, Error: err.Error()})
+	}
+}
