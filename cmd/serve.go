@@ -34,6 +34,8 @@ type serveOptions struct {
 	Verify         bool
 	NoVerify       bool // deprecated spelling of --verify=false
 	AdmissionQuery string
+	Disagg         string // --disagg ctx=N,gen=M
+	GenReservation bool
 	PoolSeed       uint64
 	WriteRequests  string // the file the replayed requests are written to
 	Plot           plotFlag
@@ -108,6 +110,7 @@ $ kvctl serve --single-rank --addr 0.0.0.0:8000 --api-key sk-local`,
 	o.Key.registerWithDefaults(fs, false, engine.DefaultTokensPerBlock, keys.DefaultLayerGroup.String())
 	describeModelKeyDefault(fs, engine.DefaultModelKey)
 	o.registerEngine(fs)
+	o.registerDisagg(fs)
 	o.Plot.register(fs, "the pool's hit rate and occupancy over the replay (every --stats-interval, default 1s), TTFT and ITL distributions and load phases")
 	return c
 }
