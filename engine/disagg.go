@@ -63,7 +63,7 @@ func newDisagg(cfg Config) (*disagg, error) {
 	}
 	d.ctx, d.gen = &roleGroup{c: ctxC}, &roleGroup{c: genC}
 	for _, e := range ctxC.owners {
-		e.onFinish = func(r *request) { d.handoff(e, r) }
+		e.onFinish = func(r *request) { d.holdForTransfer(e, r) }
 	}
 	for _, e := range genC.owners {
 		e.onFinish = d.completeLeg
@@ -178,19 +178,31 @@ func (d *disagg) admitArrivals(ctx context.Context, in *arrivals, now int64) err
 		if !ok {
 			return nil
 		}
-		d.out.arrived++
-		out := w.OutputLength
-		w.OutputLength = 1
-		e, r, err := d.ctx.c.arrive(ctx, w, at)
-		if err != nil {
+		if _, err := d.contextOnly(ctx, w, at); err != nil {
 			return err
 		}
-		if r == nil {
-			d.out.contextFailures++ // the context server refused it (Report.FailedRequests says why)
-			continue
-		}
-		d.legs[r] = &leg{id: w.ID, ctxOwner: e, ctxReq: r, outputLen: max(1, out), gen: -1}
 	}
+}
+
+// contextOnly is the context-only entry: request w, arrived at atMS,
+// goes to a context server as a context-only request (one output token),
+// and the returned leg is its transfer handle; holdForTransfer fills in
+// its first token when the context server produced it. A request the
+// context server refuses fails at once (nil leg).
+func (d *disagg) contextOnly(ctx context.Context, w workload.Request, atMS float64) (*leg, error) {
+	d.out.arrived++
+	out := w.OutputLength
+	w.OutputLength = 1
+	e, r, err := d.ctx.c.arrive(ctx, w, atMS)
+	if err != nil || r == nil {
+		if r == nil && err == nil {
+			d.out.contextFailures++ // the context server refused it (Report.FailedRequests says why)
+		}
+		return nil, err
+	}
+	l := &leg{id: w.ID, ctxOwner: e, ctxReq: r, outputLen: max(1, out), gen: -1}
+	d.legs[r] = l
+	return l, nil
 }
 
 // nextEvent is the time (ns) of the next thing to happen after now: a

@@ -14,9 +14,11 @@ type leg struct {
 	ctxOwner  *engine
 	ctxReq    *request
 	outputLen int
-	gen       int // the generation server, -1 before the hand-off
-	genReq    *request
-	bytes     int64
+	// firstToken is the token the context server generated.
+	firstToken int64
+	gen        int // the generation server, -1 before the hand-off
+	genReq     *request
+	bytes      int64
 	// startNS is when the receive started (its pages allocated), doneNS
 	// when its KV lands; sendFailNS when the sending side fails (-1: it
 	// does not); recvErr says the receive fails at doneNS.
@@ -28,27 +30,39 @@ type leg struct {
 // TensorRT-LLM's LlmRequestState names it.
 var errTransfer = errors.New("DISAGG_TRANS_ERROR")
 
-// handoff is the context-only request r's end on context server e (its
-// first token is out): its pages are held for the transfer, and its
-// generation leg is queued on a generation server. A request of one output
-// token is complete here.
-func (d *disagg) handoff(e *engine, r *request) {
+// holdForTransfer is the end of context-only request r on context server
+// e: its first token is out (leg.firstToken) and its pages are held until
+// its KV is transferred or the transfer is given up; the in-process front
+// then hands the leg to generationOnly. A request of one output token is
+// complete here.
+func (d *disagg) holdForTransfer(e *engine, r *request) {
 	l := d.legs[r]
 	if l == nil {
 		return
 	}
 	delete(d.legs, r)
+	l.firstToken = NextToken(r.decodeSeed, r.promptLen)
 	if l.outputLen <= 1 {
 		d.out.completed++
 		d.out.ttft = append(d.out.ttft, e.clock.ElapsedMS()-r.arrivalMS)
 		return
 	}
+	r.held = true
+	d.generationOnly(l)
+}
+
+// generationOnly is the generation-only entry: leg l (the handle of a
+// context-only request whose first token is out) is queued on a
+// generation server, which receives its KV when its pages allow
+// (generationTop) and decodes the rest of its output.
+func (d *disagg) generationOnly(l *leg) {
+	r := l.ctxReq
 	ge := d.gen.c.owners[0]
 	if need := ceilDiv(r.promptLen+l.outputLen, ge.perBlock); need > ge.pages.blocks {
 		d.fail(l, &d.out.generationFailures, fmt.Errorf("generation leg needs %d KV blocks, more than the %d of a generation server", need, ge.pages.blocks))
+		d.releaseContext(l)
 		return
 	}
-	r.held = true
 	l.genReq = &request{userID: r.userID, arrivalMS: r.arrivalMS, promptLen: r.promptLen, outputLen: l.outputLen,
 		generated: r.generated, decodeSeed: r.decodeSeed, hasFirstTok: true,
 		conn: connector.Request{ID: r.conn.ID, Chain: r.conn.Chain}}
