@@ -113,8 +113,8 @@ func ParseDisagg(spec string) (ctx, gen int, err error) {
 }
 
 // roleConfig is c, defaults filled, for the servers of one role: n
-// owners; generation servers load only (after a preemption) and run the
-// completion reservation unless turned off.
+// owners; generation servers load only (after a preemption), run the
+// completion reservation unless turned off and emit no statistics lines.
 func (c Config) roleConfig(n int, generation bool) Config {
 	reserve := !c.Disagg.GenerationReservationOff
 	c.AttentionDP, c.Disagg = n, DisaggConfig{}
@@ -122,6 +122,7 @@ func (c Config) roleConfig(n int, generation bool) Config {
 		c.Routing = RouteLeastLoaded
 		c.Connector.Role = connector.RoleConsumer
 		c.Scheduler.CompletionReservation = reserve
+		c.StatsInterval = 0 // they look nothing up: the context servers' lines say it all
 	}
 	return c
 }
