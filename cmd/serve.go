@@ -65,7 +65,9 @@ paths require it as a Bearer token. Ctrl-C or SIGTERM shuts it down gracefully
 (exit 130).
 The pool is --pool, else $KVCTL_POOL (serve says so on stderr), else an
 embedded mem:// pool sized for the run, on the replay's clock; with --pool
-redis://... several processes share one pool.
+redis://... several processes share one pool. --disagg ctx=N,gen=M replays
+through N context servers and M generation servers, the KV moved between
+them over a modelled link.
 The report and what each number means: docs/serve.md.
 
 Exit codes: 3 when a loaded page differs from the computed one, a request
