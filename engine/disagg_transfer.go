@@ -24,6 +24,9 @@ type leg struct {
 	// does not); recvErr says the receive fails at doneNS.
 	startNS, doneNS, sendFailNS int64
 	recvErr                     bool
+	// reservationWait says its receive waited for the completion
+	// reservation (counted once in Report.ReservationWaits).
+	reservationWait bool
 }
 
 // errTransfer is the state a failed KV transfer leaves a request in, as
@@ -145,7 +148,14 @@ func (d *disagg) startReceives(i int, now int64) {
 		l := d.queued[i][0]
 		g := l.genReq
 		blocks := ceilDiv(g.promptLen, ge.perBlock)
-		if !ge.canReserve(g) || blocks > ge.kv.available() {
+		if !ge.boundFits(g) {
+			if !l.reservationWait { // a wait is counted once per leg, not per loop
+				l.reservationWait = true
+				ge.counts.reservationWaits++
+			}
+			return
+		}
+		if blocks > ge.kv.available() {
 			return
 		}
 		d.queued[i] = d.queued[i][1:]
