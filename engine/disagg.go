@@ -24,11 +24,11 @@ type disagg struct {
 	// legs maps a context request to its request's state between roles.
 	legs map[*request]*leg
 	// queued are the legs waiting for a receive, per generation server
-	// (FIFO); moving the receives under way; linkFree when each
-	// generation server's link is next free (ns).
-	queued   [][]*leg
-	moving   []*leg
-	linkFree []int64
+	// (FIFO); moving the receives under way; links each generation
+	// server's receive link.
+	queued [][]*leg
+	moving []*leg
+	links  []kvLink
 	// genLegs counts each generation server's legs queued or receiving.
 	genLegs []int64
 	rng     *rand.Rand
@@ -50,7 +50,7 @@ func newDisagg(cfg Config) (*disagg, error) {
 		return nil, err
 	}
 	d := &disagg{cfg: cfg.Disagg, clock: cfg.Clock, legs: map[*request]*leg{},
-		queued: make([][]*leg, cfg.Disagg.Generation), linkFree: make([]int64, cfg.Disagg.Generation),
+		queued: make([][]*leg, cfg.Disagg.Generation), links: make([]kvLink, cfg.Disagg.Generation),
 		genLegs: make([]int64, cfg.Disagg.Generation),
 		rng:     rand.New(rand.NewPCG(cfg.Faults.Seed, 0x6b76747866657273))}
 	ctxC, err := newCluster(cfg.roleConfig(cfg.Disagg.Context, false))
@@ -112,12 +112,12 @@ func (d *disagg) loop(ctx context.Context, in *arrivals, progress func(Progress)
 		}
 		now := int64(d.clock.Elapsed())
 		d.endPasses(now)
-		d.settleSendFailures(now)
 		if !d.gen.running {
 			if err := d.generationTop(now); err != nil {
 				return err
 			}
 		}
+		d.dispatchLinks(now)
 		if err := d.admitArrivals(ctx, in, now); err != nil {
 			return err
 		}
@@ -226,7 +226,11 @@ func (d *disagg) nextEvent(in *arrivals, now int64) int64 {
 	for _, l := range d.moving {
 		after(l.doneNS)
 		after(l.startNS + int64(d.cfg.TransferTimeout))
-		after(l.sendFailNS)
+	}
+	for i := range d.links {
+		if t, ok := d.links[i].next(); ok {
+			after(t)
+		}
 	}
 	return next
 }

@@ -3,6 +3,8 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"math"
+	"slices"
 
 	"github.com/kvctl/kvctl/connector"
 )
@@ -20,10 +22,11 @@ type leg struct {
 	genReq     *request
 	bytes      int64
 	// startNS is when the receive started (its pages allocated), doneNS
-	// when its KV lands; sendFailNS when the sending side fails (-1: it
-	// does not); recvErr says the receive fails at doneNS.
-	startNS, doneNS, sendFailNS int64
-	recvErr                     bool
+	// when its KV lands (MaxInt64 until it has the link); sendFail says
+	// the sending side fails as the transfer starts, recvErr that the
+	// receive fails at doneNS.
+	startNS, doneNS   int64
+	sendFail, recvErr bool
 	// reservationWait says its receive waited for the completion
 	// reservation (counted once in Report.ReservationWaits).
 	reservationWait bool
@@ -105,10 +108,10 @@ func (d *disagg) generationTop(now int64) error {
 				return err
 			}
 		case done:
-			d.cancelReceive(l)
+			d.cancelReceive(l, now)
 			d.fail(l, &d.out.transferErrors, fmt.Errorf("kv transfer failed on the generation server: %w", errTransfer))
 		case now-l.startNS >= timeout:
-			d.cancelReceive(l)
+			d.cancelReceive(l, now)
 			d.fail(l, &d.out.timeouts, fmt.Errorf("kv transfer timed out after %v (kv_transfer_timeout_ms): %w", d.cfg.TransferTimeout, errTransfer))
 		default:
 			kept = append(kept, l)
@@ -122,21 +125,19 @@ func (d *disagg) generationTop(now int64) error {
 	return nil
 }
 
-// settleSendFailures fails the requests whose context server failed to
-// send their KV by now, and cancels their generation legs: the receive's
-// pages are freed at once instead of waiting for its timeout.
-func (d *disagg) settleSendFailures(now int64) {
-	kept := d.moving[:0]
-	for _, l := range d.moving {
-		if l.sendFailNS < 0 || l.sendFailNS > now {
-			kept = append(kept, l)
-			continue
-		}
-		d.cancelReceive(l)
+// dispatchLinks puts queued transfers on the links free by now. A
+// transfer whose context server fails sending fails its request as a
+// context failure and cancels the paired generation leg at once: the
+// receive's pages are freed then, not at its timeout.
+func (d *disagg) dispatchLinks(now int64) {
+	sendFailed := func(l *leg) {
+		d.moving = slices.DeleteFunc(d.moving, func(x *leg) bool { return x == l })
+		d.cancelReceive(l, now)
 		d.fail(l, &d.out.contextFailures, fmt.Errorf("the context server failed sending the kv; generation leg cancelled: %w", errTransfer))
 	}
-	clear(d.moving[len(kept):])
-	d.moving = kept
+	for i := range d.links {
+		d.links[i].dispatch(now, d.cfg.TransferGBps, int64(d.cfg.Delay), sendFailed)
+	}
 }
 
 // startReceives starts the receives of generation server i's queued legs,
@@ -168,21 +169,16 @@ func (d *disagg) startReceives(i int, now int64) {
 	}
 }
 
-// startTransfer times leg l's transfer of bytes, started now: it waits for
-// its server's link, takes bytes at TransferGBps, then Delay; a fault
-// draw may fail it on either side.
+// startTransfer starts leg l's receive of bytes now: it queues for its
+// server's link (dispatchLinks); a fault draw may fail it on either side.
 func (d *disagg) startTransfer(l *leg, now, bytes int64) {
-	linkStart := max(now, d.linkFree[l.gen])
-	d.linkFree[l.gen] = linkStart + int64(float64(bytes)/d.cfg.TransferGBps)
-	l.bytes, l.startNS, l.doneNS, l.sendFailNS = bytes, now, d.linkFree[l.gen]+int64(d.cfg.Delay), -1
+	l.bytes, l.startNS, l.doneNS = bytes, now, math.MaxInt64
 	if d.cfg.ErrorRate > 0 && d.rng.Float64() < d.cfg.ErrorRate {
-		if d.rng.Float64() < 0.5 {
-			l.sendFailNS = linkStart
-		} else {
-			l.recvErr = true
-		}
+		l.sendFail = d.rng.Float64() < 0.5
+		l.recvErr = !l.sendFail
 	}
 	d.moving = append(d.moving, l)
+	d.links[l.gen].queue = append(d.links[l.gen].queue, l)
 }
 
 // land settles leg l's transfer at now: the context server's pages of
@@ -218,9 +214,10 @@ func copyPages(to *pageMemory, dst int32, from *pageMemory, src int32) {
 	}
 }
 
-// cancelReceive frees the pages of leg l's receive and the context
-// server's hold.
-func (d *disagg) cancelReceive(l *leg) {
+// cancelReceive frees leg l's place on its link, the pages of its receive
+// and the context server's hold, at now.
+func (d *disagg) cancelReceive(l *leg, now int64) {
+	d.links[l.gen].cancel(l, now)
 	ge := d.gen.c.owners[l.gen]
 	ge.unbook(l.genReq)
 	ge.kv.release(&l.genReq.alloc)
