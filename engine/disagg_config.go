@@ -77,6 +77,8 @@ func (d DisaggConfig) validate(c *Config) error {
 		return errors.New("disagg runs servers of one rank each: not with attention dp or tp (the servers are the owners)")
 	case c.Connector.AsyncLoad || c.Draft.Kind != connector.DraftNone:
 		return errors.New("disagg does not run async loads or a draft")
+	case d.Context == 1 && c.Routing != RouteLeastLoaded:
+		return fmt.Errorf("adp routing %s places requests on context servers: it needs ctx above 1", c.Routing)
 	case !c.Connector.saves():
 		return fmt.Errorf("disagg context servers save what they prefill: connector role %s, want %s or %s", c.Connector.Role, connector.RoleProducer, connector.RoleBoth)
 	}

@@ -58,6 +58,7 @@ func TestDisaggConfigRefuses(t *testing.T) {
 		{"attention dp", func(c *Config) { c.AttentionDP = 2 }},
 		{"async load", func(c *Config) { c.Connector.AsyncLoad = true }},
 		{"consumer role", func(c *Config) { c.Connector.Role = connector.RoleConsumer }},
+		{"routing one context server", func(c *Config) { c.Routing = RouteWorkAware }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
