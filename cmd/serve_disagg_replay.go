@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// disaggFlags are the flags of a disaggregated replay, beside --disagg.
-var disaggFlags = []string{"kv-transfer-gbps", "kv-transfer-timeout", "gen-completion-reservation",
+// disaggReplayFlags are the flags of a disaggregated replay, beside --disagg.
+var disaggReplayFlags = []string{"kv-transfer-gbps", "kv-transfer-timeout", "gen-completion-reservation",
 	"fault-kv-transfer-error-rate", "fault-kv-transfer-delay"}
 
 // registerDisagg registers the flags of a disaggregated replay.
@@ -28,7 +28,7 @@ func (o *serveOptions) registerDisagg(fs *pflag.FlagSet) {
 // flags without it.
 func (o *serveOptions) parseDisagg(fs *pflag.FlagSet, cfg *engine.Config) error {
 	if o.Disagg == "" {
-		for _, name := range disaggFlags {
+		for _, name := range disaggReplayFlags {
 			if fs.Changed(name) {
 				return usagef("--%s needs --disagg ctx=N,gen=M", name)
 			}
