@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 
 	"github.com/kvctl/kvctl/engine"
 	"github.com/kvctl/kvctl/keys"
@@ -21,11 +22,13 @@ type serveOptions struct {
 	TraceFormat string
 	Synthetic   string
 	Pool        poolFlag
+	Keep        bool
 	Addr        string
 	RealTime    bool
 	APIKey      string
 	Key         keyFlags
 	Engine      engine.Config
+	Disagg      disaggFlags
 
 	Device         string
 	GPUBytes       string
@@ -34,7 +37,7 @@ type serveOptions struct {
 	Verify         bool
 	NoVerify       bool // deprecated spelling of --verify=false
 	AdmissionQuery string
-	Disagg         string // --disagg ctx=N,gen=M
+	DisaggServers  string // --disagg ctx=N,gen=M
 	GenReservation bool
 	PoolSeed       uint64
 	WriteRequests  string // the file the replayed requests are written to
@@ -63,11 +66,17 @@ either, serve listens on --addr: POST /v1/completions and /v1/chat/completions
 --pool mooncake://ADDR reads it. --api-key (or $KVCTL_API_KEY) makes the /v1
 paths require it as a Bearer token. Ctrl-C or SIGTERM shuts it down gracefully
 (exit 130).
+Disaggregated, across processes: --server-role context|generation makes the
+HTTP front answer requests' disaggregated_params, and --disagg-front --ctx
+URL,... --gen URL,... serves a front (no engine, no --single-rank) that sends
+each request to a context server, then to a generation server.
 The pool is --pool, else $KVCTL_POOL (serve says so on stderr), else an
 embedded mem:// pool sized for the run, on the replay's clock; with --pool
-redis://... several processes share one pool. --disagg ctx=N,gen=M replays
-through N context servers and M generation servers, the KV moved between
-them over a modelled link.
+redis://... several processes share one pool. Against a real Mooncake Store
+(mooncake-store://) serve removes the pages it stored when it ends, unless
+--keep. --disagg ctx=N,gen=M replays through N context servers and M
+generation servers in this process, the KV moved between them over a
+modelled link.
 The report and what each number means: docs/serve.md.
 
 Exit codes: 3 when a loaded page differs from the computed one, a request
@@ -77,9 +86,18 @@ the first failed), 4 when the pool is unreachable.`,
 $ kvctl serve --single-rank --synthetic conversations=50,turns=4 -o json
 $ kvctl serve --single-rank --trace conversation.jsonl --pool redis://127.0.0.1:6379/0 --stats-interval 10s
 $ kvctl serve --single-rank --addr 127.0.0.1:8000
-$ kvctl serve --single-rank --addr 0.0.0.0:8000 --api-key sk-local`,
+$ kvctl serve --single-rank --addr 0.0.0.0:8000 --api-key sk-local
+$ kvctl serve --single-rank --server-role context --addr 127.0.0.1:8001
+$ kvctl serve --disagg-front --ctx 127.0.0.1:8001 --gen 127.0.0.1:8002 --addr 127.0.0.1:8000`,
 		Args: noArgsAfterOldADP(&o.Key.AttentionDP),
 		RunE: func(c *cobra.Command, _ []string) error {
+			if o.Disagg.Front {
+				fo, err := o.Disagg.checkFront(c)
+				if err != nil {
+					return err
+				}
+				return runDisaggFront(c.Context(), ios, g, o, fo)
+			}
 			cfg, src, err := o.config(c, ios, g)
 			if err != nil {
 				return err
@@ -105,6 +123,7 @@ $ kvctl serve --single-rank --addr 0.0.0.0:8000 --api-key sk-local`,
 	fs.StringVar(&o.Synthetic, "synthetic", "", "replay a synthetic multi-turn workload, e.g. conversations=200,turns=6,system=2048,user=512,output=256")
 	fs.StringVar(&o.WriteRequests, "write-requests", "", "write the requests replayed (from --trace or --synthetic) to FILE as kvctl requests JSONL, which keys and holes --requests read")
 	o.Pool.registerDefault(fs, "an embedded mem:// pool sized for the run")
+	fs.BoolVar(&o.Keep, "keep", false, "leave the pages the run stored in a mooncake-store:// --pool (removed when serve ends by default; other pools keep them)")
 	fs.Uint64Var(&o.PoolSeed, "seed", 0, "seed of the embedded pool's random shard walks (a mem:// --pool takes seed= instead)")
 	fs.StringVar(&o.Addr, "addr", "127.0.0.1:8000", "listen address of the HTTP front (without --trace/--synthetic)")
 	fs.BoolVar(&o.RealTime, "real-time", false, "HTTP front: pace modelled iteration costs in wall time (realistic latency; default: as fast as the CPU allows)")
@@ -112,7 +131,8 @@ $ kvctl serve --single-rank --addr 0.0.0.0:8000 --api-key sk-local`,
 	o.Key.registerWithDefaults(fs, false, engine.DefaultTokensPerBlock, keys.DefaultLayerGroup.String())
 	describeModelKeyDefault(fs, engine.DefaultModelKey)
 	o.registerEngine(fs)
-	o.registerDisagg(fs)
+	o.Disagg.register(fs)
+	o.registerDisaggReplay(fs)
 	o.Plot.register(fs, "the pool's hit rate and occupancy over the replay (every --stats-interval, default 1s), TTFT and ITL distributions and load phases")
 	return c
 }
@@ -195,7 +215,7 @@ func (o *serveOptions) attachPool(ctx context.Context, ios *IOStreams, cfg *engi
 	cfg.Clock = engine.NewClock()
 	if o.Pool.URL != "" {
 		st, err := openServePool(ctx, o.Pool.URL, cfg.Clock)
-		cfg.Pool = st
+		cfg.Pool, cfg.RemovePages = st, o.removesPages()
 		return 0, err
 	}
 	reqs, tokens, err := countSource(ctx, src)
@@ -205,6 +225,15 @@ func (o *serveOptions) attachPool(ctx context.Context, ios *IOStreams, cfg *engi
 	st, err := openEmbeddedPool(cfg.Clock, runPoolCapacity(cfg.Keys.Layout, tokens), o.PoolSeed)
 	cfg.Pool = st
 	return reqs, err
+}
+
+// removesPages reports whether serve removes the pages it stored from
+// --pool when it ends: from a real Mooncake Store (mooncake-store://),
+// whose space the run borrows, unless --keep. Other pools keep them, so
+// that a later run can read them.
+func (o *serveOptions) removesPages() bool {
+	u, err := url.Parse(o.Pool.URL)
+	return err == nil && u.Scheme == "mooncake-store" && !o.Keep
 }
 
 // countSource counts the requests of a source and their prompt and output

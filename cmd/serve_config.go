@@ -26,6 +26,12 @@ func (o *serveOptions) config(c *cobra.Command, ios *IOStreams, g *globalOptions
 	if err := o.checkAddr(c.Flags().Changed("addr")); err != nil {
 		return cfg, nil, err
 	}
+	if err := o.Disagg.checkRole(o.Trace != "" || o.Synthetic != ""); err != nil {
+		return cfg, nil, err
+	}
+	if len(o.Disagg.Ctx)+len(o.Disagg.Gen) > 0 {
+		return cfg, nil, usagef("--ctx and --gen are the servers of --disagg-front")
+	}
 	o.Pool.resolve(ios)
 	o.Pool.noteFromEnv(ios, g)
 	setup, err := o.Key.resolve(c, ios.Getenv)
@@ -38,7 +44,7 @@ func (o *serveOptions) config(c *cobra.Command, ios *IOStreams, g *globalOptions
 		}
 		setup.Layout.Ranks = nil
 	}
-	if err := o.parseDisagg(c.Flags(), &o.Engine); err != nil {
+	if err := o.parseDisaggReplay(c.Flags(), &o.Engine); err != nil {
 		return cfg, nil, err
 	}
 	if cfg, err = o.engineConfig(setup, ios, g); err != nil {

@@ -13,10 +13,10 @@ import (
 var disaggReplayFlags = []string{"kv-transfer-gbps", "kv-transfer-timeout", "gen-completion-reservation",
 	"fault-kv-transfer-error-rate", "fault-kv-transfer-delay"}
 
-// registerDisagg registers the flags of a disaggregated replay.
-func (o *serveOptions) registerDisagg(fs *pflag.FlagSet) {
+// registerDisaggReplay registers the flags of a disaggregated replay.
+func (o *serveOptions) registerDisaggReplay(fs *pflag.FlagSet) {
 	d := &o.Engine.Disagg
-	fs.StringVar(&o.Disagg, "disagg", "", "replay disaggregated: ctx=N,gen=M context (prefill, first token) and generation (decode) servers, KV moved between them")
+	fs.StringVar(&o.DisaggServers, "disagg", "", "replay disaggregated: ctx=N,gen=M context (prefill, first token) and generation (decode) servers, KV moved between them")
 	fs.Float64Var(&d.TransferGBps, "kv-transfer-gbps", engine.DefaultKVTransferGBps, "--disagg: each generation server's KV receive link, GB/s")
 	fs.DurationVar(&d.TransferTimeout, "kv-transfer-timeout", engine.DefaultKVTransferTimeout, "--disagg: kv_transfer_timeout_ms, modelled: a KV receive not done by then fails (DISAGG_TRANS_ERROR)")
 	fs.BoolVar(&o.GenReservation, "gen-completion-reservation", true, "--disagg: generation servers admit a request only while every admitted request's bound fits")
@@ -24,10 +24,10 @@ func (o *serveOptions) registerDisagg(fs *pflag.FlagSet) {
 	fs.DurationVar(&d.Delay, "fault-kv-transfer-delay", 0, "--disagg: modelled delay added to every KV transfer")
 }
 
-// parseDisagg sets the servers of --disagg, and refuses the disaggregated
+// parseDisaggReplay sets the servers of --disagg, and refuses the disaggregated
 // flags without it.
-func (o *serveOptions) parseDisagg(fs *pflag.FlagSet, cfg *engine.Config) error {
-	if o.Disagg == "" {
+func (o *serveOptions) parseDisaggReplay(fs *pflag.FlagSet, cfg *engine.Config) error {
+	if o.DisaggServers == "" {
 		for _, name := range disaggReplayFlags {
 			if fs.Changed(name) {
 				return usagef("--%s needs --disagg ctx=N,gen=M", name)
@@ -36,7 +36,7 @@ func (o *serveOptions) parseDisagg(fs *pflag.FlagSet, cfg *engine.Config) error 
 		cfg.Disagg = engine.DisaggConfig{}
 		return nil
 	}
-	ctx, gen, err := engine.ParseDisagg(o.Disagg)
+	ctx, gen, err := engine.ParseDisagg(o.DisaggServers)
 	if err != nil {
 		return asUsage(fmt.Errorf("--disagg: %w", err))
 	}

@@ -134,6 +134,11 @@ type Config struct {
 	// them, and with GOGC on it rescans them far more often. See
 	// SuggestedMemoryLimit.
 	MemoryLimit int64
+	// RemovePages removes, when the run ends (also when interrupted), every
+	// page its saves stored (put OK), with force, so that the run leaves
+	// the pool as it found it; pages other writers put are kept
+	// (Report.PoolKeysRemoved).
+	RemovePages bool
 }
 
 // DefaultLayout is the layout of a zero Config.Keys.Layout with T tokens

@@ -90,9 +90,9 @@
 // cache, queues and connector halves). The servers of a role run their
 // passes in lock step; the two roles run theirs independently on the
 // shared clock, each pass ending at its own modelled time, so prefill on a
-// context server does not stretch a decode step. The entries, which an
-// HTTP front in another process would call with the handle carried in the
-// disaggregated params:
+// context server does not stretch a decode step. The entries (which
+// server.KVHandoff's Hold and Fetch would reach across processes, the
+// handle carried in the disaggregated params; not wired yet):
 //
 //   - contextOnly routes a request to a context server (least in flight,
 //     or Config.Routing) as a context-only request: it prefills (pool

@@ -178,6 +178,9 @@ func (l *Live) Run(ctx context.Context) error {
 	l.publish()
 	close(l.done)
 	l.first().stats.Flush()
+	if _, rerr := l.c.removeWritten(ctx); rerr != nil && err == nil {
+		err = rerr
+	}
 	if cerr := l.c.close(); cerr != nil && err == nil {
 		err = cerr
 	}

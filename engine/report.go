@@ -103,6 +103,10 @@ type Report struct {
 	// Interrupted says ctx ended the replay: the report covers the
 	// requests that arrived before it did.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// PoolKeysRemoved is how many of the pages the run stored it removed
+	// from the pool when it ended (Config.RemovePages); Pool is the pool
+	// as the run left it, before that.
+	PoolKeysRemoved int64 `json:"pool_keys_removed,omitempty"`
 }
 
 // MaxFailedReported is how many failed requests a Report describes.

@@ -52,6 +52,11 @@ func Run(ctx context.Context, cfg Config, src workload.Source, progress func(Pro
 	first.stats.Flush()
 	rep := c.report(ctx, time.Since(start))
 	rep.Interrupted = errors.Is(err, context.Canceled)
+	if cfg.RemovePages {
+		var rerr error
+		rep.PoolKeysRemoved, rerr = c.removeWritten(ctx)
+		err = errors.Join(err, rerr)
+	}
 	if progress != nil {
 		progress(first.progress())
 	}

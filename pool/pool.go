@@ -38,6 +38,8 @@
 //	ArenaHolder     values in host arenas a device can map         yes
 //	Viewer          values looked up in place (ViewBatch)          yes
 //	Reserver        values placed, written in place, committed     yes
+//	BufferRegistrar Get and Put in place in registered buffers                           yes
+//	TransportReporter what the client's transfer engine does                             yes
 //
 // Direct transfers need ArenaHolder with Viewer (loads) or Reserver (saves);
 // a replay's embedded pool needs Evicter to evict on the replay's clock.
@@ -157,4 +159,7 @@ type Stat struct {
 	// sentence each (e.g. a master that lost its metadata); callers show
 	// them, packages never print them.
 	Warnings []string `json:"warnings,omitempty"`
+	// Transport is what the client's transfer engine does, for backends
+	// that have one (TransportReporter); nil for the others.
+	Transport *Transport `json:"transport,omitempty"`
 }
