@@ -38,6 +38,8 @@ type serveOptions struct {
 	Verify         bool
 	NoVerify       bool // deprecated spelling of --verify=false
 	AdmissionQuery string
+	DisaggServers  string // --disagg ctx=N,gen=M
+	GenReservation bool
 	PoolSeed       uint64
 	WriteRequests  string // the file the replayed requests are written to
 	Plot           plotFlag
@@ -74,7 +76,9 @@ The pool is --pool, else $KVCTL_POOL (serve says so on stderr), else an
 embedded mem:// pool sized for the run, on the replay's clock; with --pool
 redis://... several processes share one pool. Against a real Mooncake Store
 (mooncake-store://) serve removes the pages it stored when it ends, unless
---keep.
+--keep. --disagg ctx=N,gen=M replays through N context servers and M
+generation servers in this process, the KV moved between them over a
+modelled link.
 The report and what each number means: docs/serve.md.
 
 Exit codes: 3 when a loaded page differs from the computed one, a request
@@ -135,6 +139,7 @@ $ kvctl serve --disagg-front --ctx 127.0.0.1:8001 --gen 127.0.0.1:8002 --addr 12
 	o.registerEngine(fs)
 	o.Sweep.register(fs)
 	o.Disagg.register(fs)
+	o.registerDisaggReplay(fs)
 	o.Plot.register(fs, "the pool's hit rate and occupancy over the replay (every --stats-interval, default 1s), TTFT and ITL distributions and load phases")
 	return c
 }

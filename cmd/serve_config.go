@@ -46,6 +46,9 @@ func (o *serveOptions) config(c *cobra.Command, ios *IOStreams, g *globalOptions
 		}
 		setup.Layout.Ranks = nil
 	}
+	if err := o.parseDisaggReplay(c.Flags(), &o.Engine); err != nil {
+		return cfg, nil, err
+	}
 	if cfg, err = o.engineConfig(setup, ios, g); err != nil {
 		return cfg, nil, err
 	}
@@ -65,6 +68,9 @@ func (o *serveOptions) config(c *cobra.Command, ios *IOStreams, g *globalOptions
 func (o *serveOptions) checkLive(cfg engine.Config) error {
 	if o.WriteRequests != "" {
 		return usagef("--write-requests is for a replay: give --trace FILE or --synthetic SPEC")
+	}
+	if cfg.Disagg.On() {
+		return usagef("--disagg is for a replay: give --trace FILE or --synthetic SPEC")
 	}
 	if cfg.Concurrency != 0 {
 		return usagef("--concurrency is for a replay: give --trace FILE or --synthetic SPEC (HTTP clients bring their own)")

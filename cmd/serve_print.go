@@ -38,6 +38,9 @@ func printServeReport(ios *IOStreams, g *globalOptions, r engine.Report) error {
 	if r.AttentionDP > 0 {
 		tp.addRow("attention DP", attentionDPText(r))
 	}
+	if r.Disagg != nil {
+		addDisaggRows(tp, r.Disagg)
+	}
 	if r.PoolCallFailures > 0 {
 		tp.addRow("pool call failures", fmt.Sprintf("%d, the first at %.0f ms (request %d)", r.PoolCallFailures,
 			*r.FirstPoolFailureAtMS, *r.FirstPoolFailureRequest))

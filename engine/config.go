@@ -107,6 +107,9 @@ type Config struct {
 	// are ignored), as serving benchmarks run. Zero replays open loop, at
 	// the arrival times. Run only: NewLive refuses it.
 	Concurrency int
+	// Disagg, when on, runs disaggregated: context and generation servers
+	// with a modelled KV transfer between them (DisaggConfig). Run only.
+	Disagg DisaggConfig
 	// Clock is the virtual clock; nil makes a fresh one. Share it with the
 	// pool (its Now, e.g. mem.Options.Now) so that leases age in virtual
 	// time.
@@ -172,6 +175,7 @@ func (c Config) withDefaults() (Config, error) {
 	c.GPU.Regions = cmp.Or(c.GPU.Regions, DefaultRegions)
 	c.EvictEvery = cmp.Or(c.EvictEvery, DefaultEvictEvery)
 	c.Routing = cmp.Or(c.Routing, RouteLeastLoaded)
+	c.Disagg = c.Disagg.withDefaults()
 	if c.Costs == (Costs{}) {
 		c.Costs = DefaultCosts()
 	}
@@ -260,7 +264,7 @@ func (c *Config) validate() error {
 	case c.StatsInterval < 0:
 		return fmt.Errorf("stats interval %v is negative", c.StatsInterval)
 	}
-	return cmp.Or(c.Routing.validate(c.AttentionDP), c.Scheduler.validate(l.TokensPerBlock), c.Connector.validate(), c.Faults.Validate(),
+	return cmp.Or(c.Disagg.validate(c), c.Routing.validate(max(c.AttentionDP, c.Disagg.Context)), c.Scheduler.validate(l.TokensPerBlock), c.Connector.validate(), c.Faults.Validate(),
 		c.GPU.validate(blockBytes(l)), c.Costs.validate())
 }
 

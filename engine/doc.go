@@ -82,6 +82,44 @@
 // a pass costs the slowest owner's time; the report says how evenly they
 // shared prefill (PrefillBalance).
 //
+// # Disaggregated serving
+//
+// With Config.Disagg (ctx=N,gen=M) a front sends each request to one of N
+// context servers and then to one of M generation servers, each server an
+// owner of its role's cluster (the attention-DP machinery: its own KV
+// cache, queues and connector halves). The servers of a role run their
+// passes in lock step; the two roles run theirs independently on the
+// shared clock, each pass ending at its own modelled time, so prefill on a
+// context server does not stretch a decode step. The entries (which
+// server.KVHandoff's Hold and Fetch would reach across processes, the
+// handle carried in the disaggregated params; not wired yet):
+//
+//   - contextOnly routes a request to a context server (least in flight,
+//     or Config.Routing) as a context-only request: it prefills (pool
+//     lookups and saves, the connector role producer or both) and
+//     generates the first token; holdForTransfer then keeps its pages and
+//     fills the leg (the transfer handle) with that token.
+//   - generationOnly queues the leg on the generation server with the
+//     fewest requests; at the top of its loop (generationTop, between
+//     passes or while idle) the server starts the receive once its pages
+//     and completion reservation (on by default, as TensorRT-LLM turns it
+//     on for transferring roles; DisaggConfig.GenerationReservationOff)
+//     take it. The request's full prompt blocks (their pages in every layer
+//     group) move over the server's link at TransferGBps, one transfer
+//     after the other, plus DisaggConfig.Delay; landed, they are copied and
+//     verified against the model like loads from the pool, and the request
+//     decodes from its first token (connector role consumer: it loads only
+//     when readmitted after a preemption).
+//
+// The top of a generation server's loop also fails a receive whose
+// transfer failed, or that is not done TransferTimeout
+// (kv_transfer_timeout_ms) after it started, with DISAGG_TRANS_ERROR, even
+// when the server runs no forward step, as TensorRT-LLM's executor checks
+// timed-out transfers at the top of its loop
+// (_check_kv_transfer_timeout); a failure on the context side (the send)
+// cancels the paired receive at once. Every request ends in one outcome
+// (DisaggReport.Outcomes), none lost.
+//
 // # Fault injection
 //
 // Config.Faults (connector.Faults): MissingRate removes pages from the pool

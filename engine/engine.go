@@ -43,6 +43,9 @@ type engine struct {
 	token     [1]int64
 
 	closers []func() error
+	// onFinish, when set, is told of each request that produced all its
+	// tokens, before its pages are freed (a disaggregated run's hand-off).
+	onFinish func(*request)
 }
 
 // outcome is what every owner of a run adds to: the counters, latencies

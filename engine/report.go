@@ -95,6 +95,9 @@ type Report struct {
 	PoolCallFailures        int64    `json:"pool_call_failures"`
 	FirstPoolFailureAtMS    *float64 `json:"first_pool_failure_at_ms,omitempty"`
 	FirstPoolFailureRequest *int64   `json:"first_pool_failure_request,omitempty"`
+	// Disagg is a disaggregated run's roles, KV transfers and outcomes
+	// (Config.Disagg); nil otherwise.
+	Disagg *DisaggReport `json:"disagg,omitempty"`
 	// FailedRequests describe the first MaxFailedReported failed requests.
 	FailedRequests []FailedRequest `json:"failed_requests,omitempty"`
 	// Interrupted says ctx ended the replay: the report covers the

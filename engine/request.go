@@ -17,6 +17,7 @@ const (
 	phaseParked    // waiting outside the batch for an async load
 	phaseFinishing // done; pages kept until its saves are confirmed
 	phaseDone
+	phaseHeld // done on a context server; pages kept until its KV is transferred
 )
 
 // request is the engine's state of one request.
@@ -53,6 +54,9 @@ type request struct {
 	// deferrals counts the passes its admission was deferred for an offer
 	// the pages could not cover (admission query).
 	deferrals int
+	// held keeps its pages past its end while a disaggregated run
+	// transfers its KV (retire defers to releaseHeld).
+	held bool
 }
 
 // completionBound is the KV blocks r needs through its output limit.

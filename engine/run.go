@@ -32,6 +32,9 @@ const progressEvery = 200 * time.Millisecond
 // the pool, a broken invariant, or ctx (with the report so far, marked
 // Report.Interrupted).
 func Run(ctx context.Context, cfg Config, src workload.Source, progress func(Progress)) (Report, error) {
+	if cfg.Disagg.On() {
+		return runDisagg(ctx, cfg, src, progress)
+	}
 	start := time.Now()
 	c, err := newCluster(cfg)
 	if err != nil {
