@@ -36,7 +36,7 @@ type engineFlags struct {
 func (f *engineFlags) register(fs *pflag.FlagSet) {
 	f.registered = true
 	fs.StringVar(&f.Engine, "engine", "trtllm", "engine whose keys are computed: trtllm, vllm, sglang, lmcache or dynamo (docs/keys.md, Engines)")
-	fs.StringVar(&f.Version, "engine-version", "", "vllm: current or pr40900; lmcache: current (fmt is refused); sglang: current; dynamo: router (seed 1337) or tokens (seed 0): the engine's release line whose keys differ (default current; docs/keys.md, Versions)")
+	fs.StringVar(&f.Version, "engine-version", "", "vllm: current or pr40900 (pr20511 and before-pr20511 are refused); lmcache: current (fmt is refused); sglang: current; dynamo: router (seed 1337) or tokens (seed 0): the engine's release line whose keys differ (default current; docs/keys.md, Versions)")
 	fs.StringVar(&f.HashAlgo, "hash-algo", "sha256", "vllm, lmcache: the server's --prefix-caching-hash-algo: sha256, sha256_cbor, xxhash or xxhash_cbor")
 	fs.StringVar(&f.HashSeed, "hash-seed", "", "vllm, lmcache: the server's PYTHONHASHSEED (required: without it vLLM seeds with random bytes)")
 	fs.StringVar(&f.LoRAName, "lora-name", "", "vllm, dynamo: LoRA adapter name of the request")
