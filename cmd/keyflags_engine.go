@@ -36,14 +36,14 @@ type engineFlags struct {
 func (f *engineFlags) register(fs *pflag.FlagSet) {
 	f.registered = true
 	fs.StringVar(&f.Engine, "engine", "trtllm", "engine whose keys are computed: trtllm, vllm, sglang, lmcache or dynamo (docs/keys.md, Engines)")
-	fs.StringVar(&f.Version, "engine-version", "", "vllm: current or pr40900; lmcache: current (fmt is refused); sglang: current; dynamo: router (seed 1337) or tokens (seed 0): the engine's release line whose keys differ (default current; docs/keys.md, Versions)")
+	fs.StringVar(&f.Version, "engine-version", "", "vllm: current or pr40900 (pr20511 and before-pr20511 are refused); lmcache: current (fmt is refused); sglang: current; dynamo: router (seed 1337) or tokens (seed 0): the engine's release line whose keys differ (default current; docs/keys.md, Versions)")
 	fs.StringVar(&f.HashAlgo, "hash-algo", "sha256", "vllm, lmcache: the server's --prefix-caching-hash-algo: sha256, sha256_cbor, xxhash or xxhash_cbor")
 	fs.StringVar(&f.HashSeed, "hash-seed", "", "vllm, lmcache: the server's PYTHONHASHSEED (required: without it vLLM seeds with random bytes)")
 	fs.StringVar(&f.LoRAName, "lora-name", "", "vllm, dynamo: LoRA adapter name of the request")
 	fs.IntVar(&f.ChunkSize, "chunk-size", keys.DefaultChunkSize, "lmcache: chunk_size in tokens (the last, partial chunk is hashed too); vllm: the Mooncake store connector's block_size, a multiple of --tokens-per-block, each chunk keyed by its last block (default: a key per block)")
 	fs.BoolVar(&f.Eagle, "eagle", false, "sglang: pages of EAGLE token pairs (the server runs EAGLE speculative decoding)")
 	fs.Var(newDecimalInt64(&f.SequenceSeed, keys.DynamoSequenceSeed, 0, math.MaxInt64), "dynamo-sequence-seed", "dynamo: sequence-hash seed: 1337 (KV router, older lib/tokens) or 0 (newest lib/tokens)")
-	fs.BoolVar(&f.MLA, "mla", false, "vllm, sglang: the model uses MLA (one key set for every TP rank)")
+	fs.BoolVar(&f.MLA, "mla", false, "vllm, sglang, lmcache: the model uses MLA (one key set for every TP rank; lmcache: the first rank's, save_only_first_rank)")
 	fs.IntVar(&f.KVHeads, "kv-heads", 0, "vllm: the model's KV heads, for the TP replication factor tp/kv-heads (default: no replication)")
 	fs.IntVar(&f.PPRank, "pp-rank", 0, "vllm, sglang: pipeline-parallel rank in the keys")
 	fs.IntVar(&f.PPSize, "pp-size", 1, "sglang: pipeline-parallel size (above 1 the keys spell the pp rank); vllm: a probe asks for every pp rank's key")
@@ -59,7 +59,7 @@ var engineOnly = map[string][]keys.Engine{
 	"lora-name": {keys.EngineVLLM, keys.EngineDynamo}, "chunk-size": {keys.EngineLMCache, keys.EngineVLLM},
 	"engine-version": {keys.EngineVLLM, keys.EngineLMCache, keys.EngineSGLang, keys.EngineDynamo},
 	"eagle":          {keys.EngineSGLang}, "dynamo-sequence-seed": {keys.EngineDynamo},
-	"mla": {keys.EngineVLLM, keys.EngineSGLang}, "kv-heads": {keys.EngineVLLM},
+	"mla": {keys.EngineVLLM, keys.EngineSGLang, keys.EngineLMCache}, "kv-heads": {keys.EngineVLLM},
 	"pp-rank": {keys.EngineVLLM, keys.EngineSGLang}, "pp-size": {keys.EngineSGLang, keys.EngineVLLM},
 	"pcp-rank": {keys.EngineVLLM}, "dcp-rank": {keys.EngineVLLM}, "kv-cache-group": {keys.EngineVLLM},
 	"dtype":  {keys.EngineLMCache},

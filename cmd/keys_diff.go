@@ -69,8 +69,9 @@ var settingFlags = map[string]string{
 }
 
 // diffInputs names the inputs in which a and b differ by their flags,
-// leaving out an engine's option that not both sides' engines read: with
-// two engines, the engine is the input that differs.
+// leaving out an engine's option that not both sides' engines read, and
+// the version, which names one engine's line: with two engines, the
+// engine is the input that differs.
 func diffInputs(a, b keys.Settings) []diffInput {
 	out := []diffInput{}
 	for _, d := range keys.DiffSettings(a, b) {
@@ -78,7 +79,7 @@ func diffInputs(a, b keys.Settings) []diffInput {
 		if !ok {
 			name = d.Field
 		}
-		if !readByBoth(name, engineOf(a), engineOf(b)) {
+		if !readByBoth(name, engineOf(a), engineOf(b)) || name == "--engine-version" && engineOf(a) != engineOf(b) {
 			continue
 		}
 		out = append(out, diffInput{Input: name, A: d.A, B: d.B})
@@ -212,6 +213,8 @@ func compareSides(a, b []diffBlock) (int, *diffDivision) {
 		switch {
 		case i >= len(a) || i >= len(b):
 			d.What = "blocks"
+		case a[i].Start != b[i].Start || a[i].End != b[i].End:
+			d.What = "bounds"
 		case a[i].Hash != b[i].Hash:
 			d.What = "hash"
 		case !slices.Equal(a[i].Keys, b[i].Keys):

@@ -7,6 +7,7 @@ import (
 
 // diffWhat says in words what differs in the first block that does.
 var diffWhat = map[string]string{
+	"bounds": "the blocks cover other tokens (the block or chunk sizes differ)",
 	"hash":   "the block hashes differ",
 	"keys":   "the block hashes agree, the pool keys differ",
 	"blocks": "one side has no such block (the block sizes differ)",

@@ -46,6 +46,7 @@ func TestCompareSides(t *testing.T) {
 		{"keys at 0", []diffBlock{blk("1", "a@1")}, []diffBlock{blk("1", "b@1")}, 0, 0, "keys"},
 		{"one side longer", []diffBlock{blk("1")}, []diffBlock{blk("1"), blk("2")}, 1, 1, "blocks"},
 		{"both empty", nil, nil, 0, 0, ""},
+		{"bounds at 0: a chunk of two blocks against a block", []diffBlock{{Start: 0, End: 8, Hash: "2"}}, []diffBlock{{Start: 0, End: 4, Hash: "1"}, {Start: 4, End: 8, Hash: "2"}}, 0, 0, "bounds"},
 	}
 	for _, tt := range tests {
 		shared, d := compareSides(tt.a, tt.b)

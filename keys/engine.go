@@ -81,7 +81,10 @@ type EngineOptions struct {
 	// SequenceSeed is the seed of Dynamo's sequence hash; nil means
 	// the seed of Version (DynamoSequenceSeed, the router's, by default).
 	SequenceSeed *uint64
-	// MLA spells the pool keys of an MLA model (vLLM, SGLang).
+	// MLA spells the pool keys of an MLA model (vLLM, SGLang, LMCache):
+	// one key set for every TP rank. LMCache's is its first rank's,
+	// save_only_first_rank's (a server that turns that off keys as
+	// without MLA).
 	MLA bool
 	// KVHeads is the model's number of KV heads, which sets vLLM's TP
 	// replication factor; 0 means as many as the TP size.

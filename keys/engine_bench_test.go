@@ -22,6 +22,7 @@ func BenchmarkEngineBlocks(b *testing.B) {
 		{"vllm-sha256", vllmSettings("sha256", seed, 16)},
 		{"vllm-sha256_cbor", vllmSettings("sha256_cbor", seed, 16)},
 		{"vllm-xxhash", vllmSettings("xxhash", seed, 16)},
+		{"vllm-xxhash_cbor", vllmSettings("xxhash_cbor", seed, 16)},
 		{"lmcache-sha256", Settings{Engine: EngineLMCache, Engines: EngineOptions{HashSeed: &seed}, Layout: Layout{TokensPerBlock: 16}}},
 		{"sglang", Settings{Engine: EngineSGLang, Layout: Layout{TokensPerBlock: 64}}},
 		{"dynamo", Settings{Engine: EngineDynamo, Layout: Layout{TokensPerBlock: 16}}},

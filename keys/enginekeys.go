@@ -121,10 +121,18 @@ func (s Settings) appendSGLangKeys(dst []string, hash string) []string {
 // format (lmcache utils.py: CacheEngineKey.to_string), per worker:
 //
 //	<model>@<world_size>@<worker_id>@<hex chunk hash>@<dtype>
+//
+// An MLA model is saved by the first rank only (save_only_first_rank,
+// on by default with MLA): its one key spells world size 1 and worker 0
+// (lmcache v1/token_database.py: TokenDatabase._make_key_by_hash; v1/
+// cache_engine.py: LMCacheEngine._is_passive, first_rank 0).
 func (s Settings) appendLMCacheKeys(dst []string, hash string) []string {
 	dtype := s.Engines.DType
 	if dtype == "" {
 		dtype = DefaultDType
+	}
+	if s.Engines.MLA {
+		return append(dst, s.Namespace.ModelKey+"@1@0@"+hash+"@"+dtype)
 	}
 	world := strconv.Itoa(max(1, s.Layout.World))
 	for _, r := range s.Layout.Ranks {

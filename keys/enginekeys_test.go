@@ -59,6 +59,17 @@ func TestLMCacheKeyVector(t *testing.T) {
 	}
 }
 
+// TestLMCacheMLAKeyVector spells the golden LMCache key of a TP 4 MLA
+// server: save_only_first_rank keys it as TP 1's worker 0 does.
+func TestLMCacheMLAKeyVector(t *testing.T) {
+	v := loadEngineVectors(t).LMCache[0]
+	s := Settings{Engine: EngineLMCache, Engines: EngineOptions{MLA: true}, Namespace: Namespace{ModelKey: "meta-llama/Llama-3.1-8B-Instruct"}, Layout: Layout{World: 4, Ranks: []int{0, 1, 2, 3}}}
+	got := s.AppendEngineKeys(nil, EngineBlock{Hash: v.Chunks[0]})
+	if !cmp.Equal(got, []string{v.Key}) {
+		t.Errorf("AppendEngineKeys(lmcache mla tp4) = %q, want %q", got, v.Key)
+	}
+}
+
 func TestEngineKeysLayouts(t *testing.T) {
 	h := EngineBlock{Hash: "ab"}
 	tests := []struct {
@@ -87,6 +98,9 @@ func TestEngineKeysLayouts(t *testing.T) {
 		{"lmcache tp2", Settings{Engine: EngineLMCache, Engines: EngineOptions{DType: "half"},
 			Namespace: Namespace{ModelKey: "org/m"}, Layout: Layout{World: 2, Ranks: []int{0, 1}}},
 			[]string{"org/m@2@0@ab@half", "org/m@2@1@ab@half"}},
+		{"lmcache mla: save_only_first_rank, world 1 and worker 0", Settings{Engine: EngineLMCache, Engines: EngineOptions{MLA: true},
+			Namespace: Namespace{ModelKey: "org/m"}, Layout: Layout{World: 4, Ranks: []int{2, 3}}},
+			[]string{"org/m@1@0@ab@bfloat16"}},
 		{"dynamo: no pool", Settings{Engine: EngineDynamo, Layout: Layout{World: 1, Ranks: []int{0}}}, nil},
 	}
 	for _, tt := range tests {

@@ -53,7 +53,8 @@ func (s Settings) AppendLookupBlockKeys(dst []string, b EngineBlock) []string {
 // looks a prompt up: a block is present only if every one of its keys
 // is (TensorRT-LLM: every layer group, shard and replicated page; SGLang:
 // every rank's _k and _v; vLLM: every rank its lookup asks for, every pp
-// rank's with Engines.PPSize > 1; LMCache: every worker's chunk). LMCache's partial last chunk, which the
+// rank's with Engines.PPSize > 1; LMCache: every worker's chunk, the
+// first rank's alone with MLA). LMCache's partial last chunk, which the
 // connector keys too, is left out: only full blocks count. It returns
 // the number of blocks.
 func (s Settings) AppendLookupKeys(dst []string, scope Scope, tokens []int64) ([]string, int, error) {

@@ -15,9 +15,34 @@ type SettingDiff struct {
 // DiffSettings returns the inputs in which a and b differ, in the order
 // of Settings' fields, nested structs entered: the inputs that can make
 // two servers key the same prompt differently. A nil pointer reads
-// "unset".
+// "unset". An engine's defaults are compared as the values they stand for
+// (effective), so an input given as its default does not differ.
 func DiffSettings(a, b Settings) []SettingDiff {
-	return diffValues(nil, "", reflect.ValueOf(a), reflect.ValueOf(b))
+	return diffValues(nil, "", reflect.ValueOf(a.effective()), reflect.ValueOf(b.effective()))
+}
+
+// effective returns s with the defaults of an engine other than
+// TensorRT-LLM spelled out: its version (the current line), Dynamo's
+// sequence seed (the version's), and the chunk size (LMCache's
+// DefaultChunkSize; vLLM's hash block, a key per block).
+func (s Settings) effective() Settings {
+	if s.Engine == "" || s.Engine == EngineTRTLLM {
+		return s
+	}
+	o := &s.Engines
+	o.Version = o.version(s.Engine)
+	switch s.Engine {
+	case EngineDynamo:
+		if o.SequenceSeed == nil {
+			seed := dynamoVersionSeed(o.Version)
+			o.SequenceSeed = &seed
+		}
+	case EngineLMCache:
+		o.ChunkSize = o.chunkSize()
+	case EngineVLLM:
+		o.ChunkSize = s.BlockTokens()
+	}
+	return s
 }
 
 // diffValues appends the differences of two values of one type under path.

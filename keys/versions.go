@@ -19,6 +19,14 @@ const (
 	// (PR #40900, mooncake/mooncake_store_data.py: PoolKey.to_string):
 	// no cache prefix, no @group: segment, one key per hash block.
 	VersionVLLMPR40900 EngineVersion = "pr40900"
+	// VersionVLLMPR20511 is vLLM from PR #20511 (init_none_hash,
+	// sha256_cbor_64bit) to the releases before v0.10.2: block hashes are
+	// Python integers, chained as integers.
+	VersionVLLMPR20511 EngineVersion = "pr20511"
+	// VersionVLLMBeforePR20511 is vLLM before PR #20511: integer block
+	// hashes whose root is the SHA-256 of the pickled PYTHONHASHSEED
+	// whatever the hash function.
+	VersionVLLMBeforePR20511 EngineVersion = "before-pr20511"
 	// VersionLMCacheFmt is LMCache's CacheEngineKey led by the KV format
 	// (lmcache utils.py before the fmt field was dropped).
 	VersionLMCacheFmt EngineVersion = "fmt"
@@ -51,6 +59,14 @@ var EngineVersions = []EngineVersionInfo{
 	{Engine: EngineVLLM, Name: VersionVLLMPR40900,
 		Source:  "vllm distributed/kv_transfer/kv_connector/v1/mooncake/mooncake_store_data.py (PR #40900): PoolKey.to_string, ChunkedTokenDatabase.process_tokens",
 		Differs: "model@tp_rank:R@pcpP@dcpD@pp_rank:PP@hex: no cache prefix, no @group: segment, one key per hash block"},
+	{Engine: EngineVLLM, Name: VersionVLLMPR20511,
+		Source:  "vllm v1/core/kv_cache_utils.py (PR #20511 to v0.10.1): init_none_hash(hash_fn), hash_block_tokens; utils: sha256, sha256_cbor_64bit",
+		Differs: "block hashes are Python ints (sha256: the 256-bit digest, sha256_cbor_64bit: its low 64 bits), pickled or CBOR-encoded as integers in the next block's tuple; the default hash is Python's hash()",
+		Refused: "its integer digests are pickled and encoded as integers, which no golden value checks; no Mooncake connector of vLLM keyed them (the in-tree one came with PR #40900)"},
+	{Engine: EngineVLLM, Name: VersionVLLMBeforePR20511,
+		Source:  "vllm v1/core/kv_cache_utils.py (before PR #20511): NONE_HASH = sha256(PYTHONHASHSEED) at import, hash_block_tokens",
+		Differs: "as pr20511, and the root is always the 256-bit integer SHA-256 of the pickled seed, whatever --prefix-caching-hash-algo is (builtin hash() or sha256; no CBOR)",
+		Refused: "as pr20511, its integer digests are pickled and encoded as integers, which no golden value checks"},
 	{Engine: EngineLMCache, Name: VersionCurrent,
 		Source:  "lmcache utils.py: CacheEngineKey.to_string, chunk_hash_hex; v1/token_database.py: ChunkedTokenDatabase",
 		Differs: "model@world_size@worker_id@hex@dtype"},

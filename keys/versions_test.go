@@ -26,7 +26,9 @@ func TestLookupEngineVersion(t *testing.T) {
 		{e: EngineTRTLLM, want: VersionCurrent},
 		{e: EngineTRTLLM, v: "pr40900", errText: "seed scheme"},
 		{e: EngineDynamo, v: "pr40900", errText: "want router or tokens"},
-		{e: EngineVLLM, v: "0.9", errText: "want current or pr40900"},
+		{e: EngineVLLM, v: VersionVLLMPR20511, refused: true, errText: "integer digests"},
+		{e: EngineVLLM, v: VersionVLLMBeforePR20511, refused: true, errText: "integer digests"},
+		{e: EngineVLLM, v: "0.9", errText: "want current or pr40900 or pr20511 or before-pr20511"},
 	}
 	for _, tt := range tests {
 		got, err := LookupEngineVersion(tt.e, tt.v)
