@@ -112,3 +112,41 @@ func TestTransportReal(t *testing.T) {
 	}
 	t.Logf("Transport() = %+v", tr)
 }
+
+// TestRemoveLeasedReal: the real master refuses a plain remove of a key a
+// get has just leased with OBJECT_HAS_LEASE (-706), which kvctl pool rm
+// turns into "leased or being read ...; retry later or pass --force", and
+// removes it with force; a key only put (PutEnd's lease ends at publish)
+// goes with a plain remove.
+func TestRemoveLeasedReal(t *testing.T) {
+	ctx := context.Background()
+	s := openReal(t)
+	defer s.Close()
+	tests := []struct {
+		key        string
+		read       bool
+		wantPlain  pool.Code
+		wantForced pool.Code // the remove with force after the plain one
+	}{
+		{"kvctl-test-rm-leased", true, pool.ObjectHasLease, pool.OK},
+		{"kvctl-test-rm-put-only", false, pool.OK, pool.ObjectNotFound},
+	}
+	for _, tt := range tests {
+		res := make([]pool.Code, 1)
+		if err := s.Put(ctx, []pool.PutItem{{Key: tt.key, Value: []byte("leased value")}}, res); err != nil || res[0] != pool.OK {
+			t.Fatalf("Put(%q) = %v, %v, want OK", tt.key, res[0], err)
+		}
+		if tt.read {
+			n := make([]int64, 1)
+			if err := s.Get(ctx, []string{tt.key}, [][]byte{make([]byte, 64)}, n); err != nil || n[0] < 0 {
+				t.Fatalf("Get(%q) = %d, %v, want the value", tt.key, n[0], err)
+			}
+		}
+		if err := s.Remove(ctx, []string{tt.key}, false, res); err != nil || res[0] != tt.wantPlain {
+			t.Errorf("Remove(%q, force false) = %v, %v, want %v", tt.key, res[0], err, tt.wantPlain)
+		}
+		if err := s.Remove(ctx, []string{tt.key}, true, res); err != nil || res[0] != tt.wantForced {
+			t.Errorf("Remove(%q, force true) after the plain one = %v, %v, want %v", tt.key, res[0], err, tt.wantForced)
+		}
+	}
+}
