@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/kvctl/kvctl/pool"
@@ -147,6 +148,26 @@ func TestRemoveLeasedReal(t *testing.T) {
 		}
 		if err := s.Remove(ctx, []string{tt.key}, true, res); err != nil || res[0] != tt.wantForced {
 			t.Errorf("Remove(%q, force true) after the plain one = %v, %v, want %v", tt.key, res[0], err, tt.wantForced)
+		}
+	}
+}
+
+// TestStatOwnSegmentReal: a client whose segment is the only one mounted,
+// on a master holding no keys, is no restarted master, and Stat does not
+// warn that it is (the admin API alone would).
+func TestStatOwnSegmentReal(t *testing.T) {
+	s := openReal(t)
+	defer s.Close()
+	st, err := s.Stat(context.Background())
+	if err != nil {
+		t.Fatalf("Stat() = %v, want nil", err)
+	}
+	if st.Keys != 0 || len(st.Segments) != 1 {
+		t.Skipf("the master holds %d keys and %d segments; the test needs a master of its own", st.Keys, len(st.Segments))
+	}
+	for _, w := range st.Warnings {
+		if strings.Contains(w, lostMetadataText) {
+			t.Errorf("Stat() warns %q of the store's own segment", w)
 		}
 	}
 }
