@@ -15,6 +15,8 @@ type poolExistOptions struct {
 	Pool     poolFlag
 	KeysFrom string
 	Keys     []string // the arguments
+	// Leasing probes with the pool's leasing exist, as the connector does.
+	Leasing bool
 
 	// The page keys of a prompt (--tokens), as kvctl keys spells them.
 	Tokens       string
@@ -36,7 +38,9 @@ func newPoolExistCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
 		Short: "Probe keys read-only: 1 present, 0 absent, negative a failed probe",
 		Long: `Probe keys without granting a lease (read-only). Status per key as Mooncake's
 batch_is_exist spells it: 1 present, 0 absent, negative = the probe failed
-(a Mooncake error code).
+(a Mooncake error code). --leasing probes as the connector's batch_is_exist
+does instead, leasing every key it finds (which changes what the pool
+evicts); pools that cannot grant leases refuse it.
 
 With --tokens it probes the page keys of a prompt, as kvctl keys spells them
 (the same key flags), block by block, and prints the prompt's block map as
@@ -62,6 +66,7 @@ key segment the pool's pages differ in.` + poolExitCodes,
 	}
 	opts.Pool.register(c.Flags())
 	c.Flags().StringVar(&opts.KeysFrom, "keys-from", "", "read keys from FILE, one per line (- for stdin)")
+	c.Flags().BoolVar(&opts.Leasing, "leasing", false, "probe as the connector does, granting leases (changes eviction)")
 	opts.registerPromptFlags(c.Flags())
 	return c
 }
@@ -74,6 +79,10 @@ func runPoolExist(ctx context.Context, ios *IOStreams, g *globalOptions, o *pool
 		return err
 	}
 	return withPool(ctx, ios, &o.Pool, func(st pool.Store) error {
+		st, err := probingStore(st, o.Leasing, o.Pool.URL)
+		if err != nil {
+			return err
+		}
 		status := make([]int, len(keyList))
 		if err := st.Exist(ctx, keyList, status); err != nil {
 			return err

@@ -109,12 +109,17 @@ func runPoolExistPrompt(c *cobra.Command, ios *IOStreams, g *globalOptions, o *p
 }
 
 // probePrompt reads the layout from the pool where --layout says to,
-// probes the prompt's page keys and explains a probe that found nothing.
+// probes the prompt's page keys (with leases under --leasing) and explains
+// a probe that found nothing.
 func (o *poolExistOptions) probePrompt(ctx context.Context, ios *IOStreams, st pool.Store, s keys.Settings, tokens []int64) (promptExistReport, error) {
 	if err := o.Layout.apply(ctx, ios, st, &s); err != nil {
 		return promptExistReport{}, err
 	}
-	pp, err := holes.ProbePrompt(ctx, st, s, tokens)
+	probe, err := probingStore(st, o.Leasing, o.Pool.URL)
+	if err != nil {
+		return promptExistReport{}, err
+	}
+	pp, err := holes.ProbePrompt(ctx, probe, s, tokens)
 	if err != nil {
 		return promptExistReport{}, err
 	}

@@ -86,7 +86,8 @@ func getValue(ctx context.Context, st pool.Store, key string) ([]byte, error) {
 	return getGrowing(ctx, st, key)
 }
 
-// getSized asks the value's size, then reads it once.
+// getSized asks the value's size, then reads it once, into a buffer
+// registered with the store where it takes registrations (registerValue).
 func getSized(ctx context.Context, st pool.Store, sz pool.Sizer, key string) ([]byte, error) {
 	size := make([]int64, 1)
 	if err := sz.Sizes(ctx, []string{key}, size); err != nil {
@@ -97,7 +98,10 @@ func getSized(ctx context.Context, st pool.Store, sz pool.Sizer, key string) ([]
 	}
 	buf := make([]byte, size[0])
 	n := make([]int64, 1)
-	if err := st.Get(ctx, []string{key}, [][]byte{buf}, n); err != nil {
+	err := withRegistered(st, buf, func() error {
+		return st.Get(ctx, []string{key}, [][]byte{buf}, n)
+	})
+	if err != nil {
 		return nil, err
 	}
 	switch {

@@ -3,7 +3,6 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/url"
 	"time"
 
@@ -85,7 +84,10 @@ func runPoolPut(ctx context.Context, ios *IOStreams, g *globalOptions, o *poolPu
 	}
 	return withPool(ctx, ios, &o.Pool, func(st pool.Store) error {
 		res := make([]pool.Code, 1)
-		if err := st.Put(ctx, []pool.PutItem{item}, res); err != nil {
+		err := withRegistered(st, item.Value, func() error {
+			return st.Put(ctx, []pool.PutItem{item}, res)
+		})
+		if err != nil {
 			return err
 		}
 		if res[0] != pool.OK && res[0] != pool.ObjectAlreadyExists {
@@ -129,7 +131,7 @@ func (o *poolPutOptions) putItem(ios *IOStreams) (pool.PutItem, error) {
 	if err != nil {
 		return pool.PutItem{}, asUsage(fmt.Errorf("--from: %w", err))
 	}
-	val, err := io.ReadAll(r)
+	val, err := readValue(r)
 	r.Close()
 	if err != nil {
 		return pool.PutItem{}, fmt.Errorf("reading %q: %w", name, err)

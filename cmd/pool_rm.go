@@ -34,7 +34,7 @@ func newPoolRmCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
 		Use:   "rm --pool URL (KEY... | --all) [--force]",
 		Short: "Remove keys; leased keys only with --force",
 		Long: "Remove keys. A key under an unexpired lease is refused (OBJECT_HAS_LEASE) unless --force, a key still being written always (REPLICA_IS_NOT_READY); a get leases the key it reads (10 s on mem://), and the refusal says when the lease ends where the pool can tell. Exits 1 when any key could not be removed.\n\n" +
-			"--all removes every object whose lease has expired (every object with --force) but those still being written, as the Mooncake master's RemoveAll, and prints how many it removed; pools without it (all but mem://) refuse it.\n\n" +
+			"--all removes every object whose lease has expired (every object with --force) but those still being written, as the Mooncake master's RemoveAll, and prints how many it removed; mem:// and mooncake-store:// (remove_all: every object in the pool, not only kvctl's) have it, other pools refuse it.\n\n" +
 			"-o json prints [{\"key\", \"removed\", \"code\", \"leased_until\"}, ...], or {\"removed\": N} with --all." + poolExitCodes,
 		Example: "$ kvctl pool rm --pool mem://?snapshot=pool.snap k1 k2 --force\n$ kvctl pool rm --pool mem://?snapshot=pool.snap --all",
 		RunE: func(c *cobra.Command, args []string) error {

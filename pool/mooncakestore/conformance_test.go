@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/kvctl/kvctl/pool"
@@ -111,4 +112,62 @@ func TestTransportReal(t *testing.T) {
 		t.Errorf("Transport() = %+v, want protocol tcp, a local hostname, device memory %q", tr, pool.NotKnown)
 	}
 	t.Logf("Transport() = %+v", tr)
+}
+
+// TestRemoveLeasedReal: the real master refuses a plain remove of a key a
+// get has just leased with OBJECT_HAS_LEASE (-706), which kvctl pool rm
+// turns into "leased or being read ...; retry later or pass --force", and
+// removes it with force; a key only put (PutEnd's lease ends at publish)
+// goes with a plain remove.
+func TestRemoveLeasedReal(t *testing.T) {
+	ctx := context.Background()
+	s := openReal(t)
+	defer s.Close()
+	tests := []struct {
+		key        string
+		read       bool
+		wantPlain  pool.Code
+		wantForced pool.Code // the remove with force after the plain one
+	}{
+		{"kvctl-test-rm-leased", true, pool.ObjectHasLease, pool.OK},
+		{"kvctl-test-rm-put-only", false, pool.OK, pool.ObjectNotFound},
+	}
+	for _, tt := range tests {
+		res := make([]pool.Code, 1)
+		if err := s.Put(ctx, []pool.PutItem{{Key: tt.key, Value: []byte("leased value")}}, res); err != nil || res[0] != pool.OK {
+			t.Fatalf("Put(%q) = %v, %v, want OK", tt.key, res[0], err)
+		}
+		if tt.read {
+			n := make([]int64, 1)
+			if err := s.Get(ctx, []string{tt.key}, [][]byte{make([]byte, 64)}, n); err != nil || n[0] < 0 {
+				t.Fatalf("Get(%q) = %d, %v, want the value", tt.key, n[0], err)
+			}
+		}
+		if err := s.Remove(ctx, []string{tt.key}, false, res); err != nil || res[0] != tt.wantPlain {
+			t.Errorf("Remove(%q, force false) = %v, %v, want %v", tt.key, res[0], err, tt.wantPlain)
+		}
+		if err := s.Remove(ctx, []string{tt.key}, true, res); err != nil || res[0] != tt.wantForced {
+			t.Errorf("Remove(%q, force true) after the plain one = %v, %v, want %v", tt.key, res[0], err, tt.wantForced)
+		}
+	}
+}
+
+// TestStatOwnSegmentReal: a client whose segment is the only one mounted,
+// on a master holding no keys, is no restarted master, and Stat does not
+// warn that it is (the admin API alone would).
+func TestStatOwnSegmentReal(t *testing.T) {
+	s := openReal(t)
+	defer s.Close()
+	st, err := s.Stat(context.Background())
+	if err != nil {
+		t.Fatalf("Stat() = %v, want nil", err)
+	}
+	if st.Keys != 0 || len(st.Segments) != 1 {
+		t.Skipf("the master holds %d keys and %d segments; the test needs a master of its own", st.Keys, len(st.Segments))
+	}
+	for _, w := range st.Warnings {
+		if strings.Contains(w, lostMetadataText) {
+			t.Errorf("Stat() warns %q of the store's own segment", w)
+		}
+	}
 }

@@ -145,8 +145,10 @@ func (s *Store) Close() error {
 }
 
 // Stat is the admin API's Stat when the store has an admin address, with
-// this backend's name and address; without one it only checks the client
-// (mooncake_store_health_check), and its counts are zero.
+// this backend's name and address, less the admin API's warning of a
+// restarted master where the only segment mounted is this client's own;
+// without one it only checks the client (mooncake_store_health_check), and
+// its counts are zero.
 func (s *Store) Stat(ctx context.Context) (pool.Stat, error) {
 	if err := ctx.Err(); err != nil {
 		return pool.Stat{}, fmt.Errorf("mooncake store stat: %w", err)
@@ -166,5 +168,6 @@ func (s *Store) Stat(ctx context.Context) (pool.Stat, error) {
 	st.Backend, st.Address, st.ReadOnly = "mooncake-store", s.cfg.MasterServerAddress, false
 	t := s.Transport()
 	st.Transport = &t
+	st.Warnings = withoutOwnSegmentWarning(st, t.LocalHostname)
 	return st, nil
 }
