@@ -43,7 +43,8 @@ const (
 	// SuggestedMemoryLimit is a Config.MemoryLimit for serve: a replay of
 	// the 145M-token Mooncake conversation trace with the default layout
 	// and an embedded pool holds about 1.1 GB live and peaks at about
-	// 1.5 GiB resident under this limit (docs/benchmarks.md).
+	// 1.5 GiB resident under this limit (docs/benchmarks.md). A run whose
+	// pages take more gets more (Config.MemoryLimit).
 	SuggestedMemoryLimit = 1700 << 20
 )
 
@@ -123,12 +124,14 @@ type Config struct {
 	// nil drops both.
 	StatsInterval time.Duration
 	StatsLine     func(line string)
-	// MemoryLimit, when positive, is the Go runtime's soft memory limit
-	// during the run (runtime/debug.SetMemoryLimit), with the GOGC
+	// MemoryLimit, when positive, is the least Go runtime soft memory
+	// limit during the run (runtime/debug.SetMemoryLimit), with the GOGC
 	// percentage off so that the collector runs only as the heap nears the
-	// limit; both are restored afterwards. The pool's pages and index are
-	// long-lived: without a limit the collector lets the heap grow to twice
-	// them, and with GOGC on it rescans them far more often. See
+	// limit; both are restored afterwards. A run whose pages (its GPU
+	// pages, and an embedded pool's capacity) take more raises the limit to
+	// them and a quarter more. The pool's pages and index are long-lived:
+	// without a limit the collector lets the heap grow to twice them, and
+	// with GOGC on it rescans them far more often. See
 	// SuggestedMemoryLimit.
 	MemoryLimit int64
 }

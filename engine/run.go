@@ -36,7 +36,8 @@ func Run(ctx context.Context, cfg Config, src workload.Source, progress func(Pro
 		return Report{}, err
 	}
 	if cfg.MemoryLimit > 0 {
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(cfg.MemoryLimit))
+		limit := memoryLimit(cfg.MemoryLimit, c.keptBytes(ctx, cfg.Pool))
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(limit))
 		defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	}
 	in := newArrivals(src, cfg.Concurrency)
