@@ -170,6 +170,10 @@ const (
 	minSetBytes = 2 << 20
 )
 
+// cyclePages is the pages of a full cycle of the lane's sets: what an
+// async worker loads in one call.
+func (l *lane) cyclePages() int { return l.geo.SetPages * len(l.sets) }
+
 // setPagesFor is the most pages of each set of a call of n pages:
 // SetPages, but a staged call smaller than splitSets sets is split into
 // splitSets sets of at least minSetBytes.
