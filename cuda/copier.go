@@ -106,11 +106,11 @@ func (c *Copier) Copy(s Stream, kind CopyKind, copies []Copy) error {
 	return c.launch(s, kind, copies)
 }
 
-// maxBatchCopies is the most copies of one cuMemcpyBatchAsync call: the
-// driver's time per copy grows with the copies of a call. On the H200 it
-// spent about 1.7 µs a copy in calls of 8,192 copies (a 16 MiB set of
-// 4 KiB pages of two regions), 0.6 µs in calls of 2,048, and the probe's
-// calls of 64 whole 4 KiB pages about 0.5 µs, transfer included
+// maxBatchCopies is the most copies of one cuMemcpyBatchAsync call, the
+// probe's batch. On the H200 the driver took about 1.7 µs a copy in calls
+// of 8,192 copies of 2 KiB (a 16 MiB set of 4 KiB pages of two regions)
+// and 0.8 µs in calls of 2,048 copies of 8 KiB, while the probe's calls of
+// 64 copies of 4 KiB took about 0.5 µs a copy, transfer included
 // (docs/benchmarks.md).
 const maxBatchCopies = 64
 
