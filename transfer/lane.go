@@ -186,8 +186,15 @@ func (l *lane) setPagesFor(n int) int {
 }
 
 // nextBatch collects up to most items (a set's worth) from items[*next:],
-// skipping those of failed jobs.
+// skipping those of failed jobs; with no failed jobs (failed nil) it is
+// items[*next:] itself, up to most. Either way it is valid until the next
+// call.
 func (l *lane) nextBatch(items []pageItem, next *int, failed []bool, most int) []pageItem {
+	if failed == nil {
+		start := *next
+		*next = min(start+most, len(items))
+		return items[start:*next]
+	}
 	batch := l.items[:0]
 	for ; *next < len(items) && len(batch) < most; *next++ {
 		if !failed[items[*next].job] {
