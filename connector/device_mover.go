@@ -27,7 +27,8 @@ type DeviceMover struct {
 	// sizes maps a page size to the index of its window pool.
 	sizes  map[int64]int
 	pools  []*transfer.PagePool
-	bufs   [][]byte // host image of each window pool (one region)
+	bufs   [][]byte // host image of each window pool (one region), in images
+	images []*cuda.HostMem
 	loader *transfer.Loader
 	saver  *transfer.Saver
 
@@ -60,7 +61,12 @@ func NewDeviceMover(dev cuda.Device, store pool.Store, slots []PageSlot, batch i
 		}
 		m.sizes[s.Bytes] = len(m.pools)
 		m.pools = append(m.pools, p)
-		m.bufs = append(m.bufs, make([]byte, s.Bytes*int64(batch)))
+		image, err := dev.AllocHost(s.Bytes * int64(batch)) // pinned: the copies are DMA
+		if err != nil {
+			return nil, errors.Join(fmt.Errorf("device mover: window image: %w", err), m.Close())
+		}
+		m.images = append(m.images, image)
+		m.bufs = append(m.bufs, image.Bytes())
 	}
 	stream, err := dev.NewStream()
 	if err != nil {
@@ -221,5 +227,8 @@ func (m *DeviceMover) Close() error {
 		errs = append(errs, m.stream.Destroy())
 	}
 	errs = append(errs, transfer.ClosePagePools(m.pools))
+	for _, image := range m.images {
+		errs = append(errs, image.Close())
+	}
 	return errors.Join(errs...)
 }
