@@ -43,8 +43,7 @@ const (
 	// SuggestedMemoryLimit is a Config.MemoryLimit for serve: a replay of
 	// the 145M-token Mooncake conversation trace with the default layout
 	// and an embedded pool holds about 1.1 GB live and peaks at about
-	// 1.5 GiB resident under this limit (docs/benchmarks.md). A run whose
-	// pages take more gets more (Config.MemoryLimit).
+	// 1.5 GiB resident under this limit (docs/benchmarks.md).
 	SuggestedMemoryLimit = 1700 << 20
 )
 
