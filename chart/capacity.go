@@ -52,7 +52,9 @@ func CapacitySweep(runs []holes.Run, ideal *float64) (*Chart, error) {
 	if err := addSeries(bottom, 2, SeriesStranded, stranded); err != nil {
 		return nil, err
 	}
-	bottom.Y.Min = 0
+	// With no hole at any capacity, 0..1 rather than the -1..1 an axis
+	// of equal ends gets.
+	bottom.Y.Min, bottom.Y.Max = 0, max(bottom.Y.Max, 1)
 	for _, p := range []*plot.Plot{top, bottom} {
 		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, bytesTicks{}
 		p.X.Min, p.X.Max = hit[0].X, hit[len(hit)-1].X

@@ -79,7 +79,15 @@ func (b Binning) String() string {
 	if b.Requests == 1 && b.Blocks == 1 {
 		return "one cell per block"
 	}
-	return fmt.Sprintf("binned: %d requests x %d blocks per cell, holes shown first", b.Requests, b.Blocks)
+	return fmt.Sprintf("binned: %s x %s per cell, holes shown first", nounCount(b.Requests, "request"), nounCount(b.Blocks, "block"))
+}
+
+// nounCount is n and noun, plural unless n is 1: "1 request", "3 requests".
+func nounCount(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // HoleMap limits: larger maps are binned down to at most this many rows
@@ -97,7 +105,7 @@ func HoleMap(reqs []stats.RequestHoles) (*Chart, error) {
 		return nil, errors.New("charting a hole map: no requests")
 	}
 	grid, bin := binnedGrid(reqs)
-	title := fmt.Sprintf("Hole map of %d requests", len(reqs))
+	title := "Hole map of " + nounCount(len(reqs), "request")
 	x := "block"
 	if bin.Blocks > 1 {
 		x = fmt.Sprintf("block (%d per cell)", bin.Blocks)

@@ -53,7 +53,7 @@ func TestHoleMapBinned(t *testing.T) {
 		t.Fatalf("HoleMap() = %v", err)
 	}
 	doc := parseSVG(t, render(t, c, SVG, "hole_map"))
-	hasTexts(t, doc, fmt.Sprintf("Hole map of %d requests", len(rep.Requests)), "binned: 3 requests x 1 blocks per cell, holes shown first",
+	hasTexts(t, doc, fmt.Sprintf("Hole map of %d requests", len(rep.Requests)), "binned: 3 requests x 1 block per cell, holes shown first",
 		"request, in order (3 per cell)")
 	checkPNG(t, c, render(t, c, PNG, "hole_map"))
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/kvctl/kvctl/stats"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -21,6 +22,34 @@ type Distribution struct {
 	Name      string
 	Quantiles []Quantile
 }
+
+// HistogramCDF is the distribution h counts, named name: the share of
+// samples below the upper edge of each bucket that holds any (exact
+// there, at the buckets' 2.3 % resolution in milliseconds), flat across
+// empty buckets, from 0 at the first bucket's lower edge.
+func HistogramCDF(name string, h *stats.LatencyHistogram) Distribution {
+	d := Distribution{Name: name}
+	n := float64(h.Total())
+	if n == 0 {
+		return d
+	}
+	var seen int64
+	for j, c := range h.Counts {
+		if c == 0 {
+			continue
+		}
+		if j == 0 || h.Counts[j-1] == 0 {
+			d.Quantiles = append(d.Quantiles, Quantile{P: float64(seen) / n, MS: h.LowerMS(j)})
+		}
+		seen += c
+		d.Quantiles = append(d.Quantiles, Quantile{P: float64(seen) / n, MS: h.UpperMS(j)})
+	}
+	return d
+}
+
+// errNoLatency is latencyPanel's error when no distribution has a
+// latency above 0 ms to draw on a log scale.
+var errNoLatency = errors.New("no latency above 0 ms")
 
 // LatencyCDF charts latency distributions as cumulative distributions:
 // milliseconds across (log scale), the share of samples up to each
@@ -54,7 +83,7 @@ func latencyPanel(title string, dists []Distribution) (*plot.Plot, error) {
 		n++
 	}
 	if n == 0 {
-		return nil, fmt.Errorf("charting %s: no latency above 0 ms", title)
+		return nil, fmt.Errorf("charting %s: %w", title, errNoLatency)
 	}
 	p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
 	padLogRange(&p.X)

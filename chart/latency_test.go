@@ -1,6 +1,11 @@
 package chart
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/kvctl/kvctl/stats"
+)
 
 func TestLatencyCDF(t *testing.T) {
 	ttft := Distribution{Name: "TTFT", Quantiles: []Quantile{{0.5, 12}, {0.9, 40}, {0.99, 130}}}
@@ -42,5 +47,34 @@ func TestPhases(t *testing.T) {
 	bad := Bar{Label: "save", Parts: []Part{{"put", 1}}}
 	if _, err := Phases("mixed", load, bad); err == nil {
 		t.Error("Phases(bars of other phases) = nil error, want one")
+	}
+}
+
+func TestHistogramCDF(t *testing.T) {
+	h := stats.NewLatencyHistogram([]float64{1, 1, 1.1, 10})
+	got := HistogramCDF("TTFT", h)
+	want := Distribution{Name: "TTFT", Quantiles: []Quantile{
+		{P: 0, MS: h.LowerMS(0)}, {P: 0.5, MS: h.UpperMS(0)},
+		{P: 0.5, MS: h.LowerMS(4)}, {P: 0.75, MS: h.UpperMS(4)},
+		{P: 0.75, MS: h.LowerMS(100)}, {P: 1, MS: h.UpperMS(100)},
+	}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("HistogramCDF() mismatch (-want +got):\n%s", diff)
+	}
+	for _, q := range got.Quantiles[1:] {
+		if q.MS < 1 || q.MS > 10*1.024 {
+			t.Errorf("HistogramCDF() has a point at %v ms, want 1 to 10.24", q.MS)
+		}
+	}
+	if got := HistogramCDF("none", &stats.LatencyHistogram{}); len(got.Quantiles) != 0 {
+		t.Errorf("HistogramCDF(empty) = %v, want no quantiles", got.Quantiles)
+	}
+	c, err := LatencyCDF("Latency", got)
+	if err != nil {
+		t.Fatalf("LatencyCDF(HistogramCDF()) = %v", err)
+	}
+	doc := parseSVG(t, render(t, c, SVG, "histogram_cdf"))
+	if got, want := count(doc.fills, svgColor(seriesColor(0))), len(want.Quantiles)+1; got != want {
+		t.Errorf("LatencyCDF(HistogramCDF()): %d points drawn, want %d", got, want)
 	}
 }

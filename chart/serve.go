@@ -4,21 +4,11 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/kvctl/kvctl/stats"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 )
-
-// Sample is the state of a replay at one instant of modelled time.
-type Sample struct {
-	// AtMS is the modelled time since the replay started.
-	AtMS float64 `json:"at_ms"`
-	// HitRate is the pool's hit rate over the interval that ends at AtMS.
-	HitRate float64 `json:"hit_rate"`
-	// PoolUsedBytes and PoolCapacityBytes are the pool's occupancy then.
-	PoolUsedBytes     int64 `json:"pool_used_bytes"`
-	PoolCapacityBytes int64 `json:"pool_capacity_bytes"`
-}
 
 // Serve series names, as the legend spells them.
 const (
@@ -26,10 +16,15 @@ const (
 	SeriesOccupancy       = "pool occupancy (used / capacity)"
 )
 
+// ErrNothingToDraw is Serve's error for a replay with no samples, no
+// latency above 0 ms and no load phases.
+var ErrNothingToDraw = errors.New("nothing to draw")
+
 // Serve charts a serve replay in panels: the pool's hit rate and
 // occupancy over modelled time (when there are samples), the TTFT and ITL
-// distributions, and the load phases stacked (when phases has parts).
-func Serve(samples []Sample, latencies []Distribution, phases Bar) (*Chart, error) {
+// distributions (when any latency is above 0 ms), and the load phases
+// stacked (when phases has parts).
+func Serve(samples []stats.TimelineSample, latencies []Distribution, phases Bar) (*Chart, error) {
 	var panels []*plot.Plot
 	var heights vg.Length
 	if len(samples) > 0 {
@@ -39,11 +34,12 @@ func Serve(samples []Sample, latencies []Distribution, phases Bar) (*Chart, erro
 		}
 		panels, heights = append(panels, p), heights+4*vg.Inch
 	}
-	p, err := latencyPanel("TTFT and ITL", latencies)
-	if err != nil {
+	switch p, err := latencyPanel("TTFT and ITL", latencies); {
+	case err == nil:
+		panels, heights = append(panels, p), heights+4*vg.Inch
+	case !errors.Is(err, errNoLatency):
 		return nil, err
 	}
-	panels, heights = append(panels, p), heights+4*vg.Inch
 	if len(phases.Parts) > 0 {
 		p, err := phasesPanel("Pool loads: where the time went", []Bar{phases})
 		if err != nil {
@@ -51,11 +47,14 @@ func Serve(samples []Sample, latencies []Distribution, phases Bar) (*Chart, erro
 		}
 		panels, heights = append(panels, p), heights+barsHeight(1)
 	}
+	if len(panels) == 0 {
+		return nil, fmt.Errorf("charting a replay: %w", ErrNothingToDraw)
+	}
 	return &Chart{Title: "serve replay", panels: panels, w: defaultWidth, h: heights}, nil
 }
 
 // timelinePanel plots the samples' hit rate and occupancy over time.
-func timelinePanel(samples []Sample) (*plot.Plot, error) {
+func timelinePanel(samples []stats.TimelineSample) (*plot.Plot, error) {
 	if len(samples) == 0 {
 		return nil, errors.New("charting a replay's timeline: no samples")
 	}

@@ -1,14 +1,22 @@
 package chart
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/kvctl/kvctl/stats"
+)
 
 func TestServe(t *testing.T) {
-	samples := []Sample{{1000, 0.1, 10, 100}, {2000, 0.3, 30, 100}, {3000, 0.2, 50, 100}}
+	samples := []stats.TimelineSample{
+		{AtMS: 1000, HitRate: 0.1, PoolUsedBytes: 10, PoolCapacityBytes: 100},
+		{AtMS: 2000, HitRate: 0.3, PoolUsedBytes: 30, PoolCapacityBytes: 100},
+		{AtMS: 3000, HitRate: 0.2, PoolUsedBytes: 50, PoolCapacityBytes: 100},
+	}
 	lat := []Distribution{{Name: "TTFT", Quantiles: []Quantile{{0.5, 10}, {0.9, 20}, {0.99, 30}}}}
 	phases := Bar{Label: "load", Parts: []Part{{"get", 3}, {"sync", 1}}}
 	tests := []struct {
 		name    string
-		samples []Sample
+		samples []stats.TimelineSample
 		phases  Bar
 		texts   []string
 		panels  int

@@ -30,7 +30,26 @@ import (
 // engine.Config.EvictEvery of virtual time) instead of a wall-clock
 // goroutine. Pass the same clock in engine.Config.Clock.
 func openEmbeddedPool(clock *engine.Clock, capacity int64, seed uint64) (pool.Store, error) {
-	s, err := mem.New(mem.Options{Capacity: capacity, Eviction: mem.EvictManual, Now: clock.Now, Seed: seed})
+	return openEmbedded(mem.Options{Capacity: capacity, Eviction: mem.EvictManual, Now: clock.Now, Seed: seed})
+}
+
+// openRunPool opens the embedded pool of a replay of tokens tokens with
+// layout l, as openEmbeddedPool does: sized to hold every page the run
+// can store without evicting (engine.PoolDemand), its index for half
+// that many keys. Prompts share prefixes, so a run stores fewer pages than
+// it could (the 145M-token conversation trace 3.1M of 4.7M); the index
+// grows in powers of two, so one sized for them all would be up to twice
+// the table the run needs, and one sized for half grows at most once.
+func openRunPool(clock *engine.Clock, l keys.Layout, tokens int64, seed uint64) (pool.Store, error) {
+	blocks, sizes := engine.PoolDemand(l, tokens)
+	return openEmbedded(mem.Options{
+		Capacity: mem.CapacityFor(blocks, sizes), IndexKeys: blocks * int64(len(sizes)) / 2,
+		Eviction: mem.EvictManual, Now: clock.Now, Seed: seed,
+	})
+}
+
+func openEmbedded(opts mem.Options) (pool.Store, error) {
+	s, err := mem.New(opts)
 	if err != nil {
 		return nil, fmt.Errorf("opening the embedded pool for the run: %w", err)
 	}
@@ -53,12 +72,6 @@ func openServePool(ctx context.Context, rawURL string, clock *engine.Clock) (poo
 	}
 	opts.Now, opts.Eviction = clock.Now, mem.EvictManual
 	return mem.New(opts)
-}
-
-// runPoolCapacity is the capacity of an embedded pool that holds all a
-// run of tokens tokens with layout l can store, without evicting.
-func runPoolCapacity(l keys.Layout, tokens int64) int64 {
-	return mem.CapacityFor(engine.PoolDemand(l, tokens))
 }
 
 // simulatedPool opens the pools holes simulates: metadata-only mem pools

@@ -16,6 +16,7 @@ import (
 	"github.com/kvctl/kvctl/engine"
 	"github.com/kvctl/kvctl/keys"
 	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/server"
 	"github.com/kvctl/kvctl/workload"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -35,6 +36,8 @@ var flagValues = map[string]cobra.CompletionFunc{
 	"local-reuse-backoff": fixedValues(engine.BackoffOff, engine.BackoffAlign),
 	"device":              fixedValues("auto", "host", "cuda", "cuda:0"),
 	"pool":                completePoolURL,
+	"server-role":         fixedValues(server.RoleContext, server.RoleGeneration),
+	"disagg-routing":      fixedValues(server.RouteRoundRobin, server.RouteLeastLoaded),
 }
 
 // registerFlagValues registers flagValues' completion on every flag of c

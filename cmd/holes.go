@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/kvctl/kvctl/chart"
 	"github.com/kvctl/kvctl/connector"
@@ -33,6 +32,7 @@ type holesOptions struct {
 	EvictionRatio float64
 	Watermark     float64
 	SegmentBytes  int64
+	KeyBytes      string
 	Plot          plotFlag
 }
 
@@ -63,7 +63,9 @@ With --simulate it replays the requests in arrival order into an embedded pool
 (metadata only, so large pools fit on a small machine) with Mooncake's leases
 and eviction on the trace's clock, and reports the same statistics;
 --sweep capacity=A,B,... runs several capacities in parallel and charts hit
-rate and stranded blocks against capacity.
+rate and stranded blocks against capacity. With --engine vllm, sglang or
+lmcache the replay is keyed as that engine's connector writes and looks up,
+each key's value --key-bytes long.
 
 Requests: --requests (kvctl JSONL) or --trace (kvctl JSONL or a Mooncake FAST'25
 trace, whose tokens are synthesised per 512-token block from its hash ids).
@@ -73,7 +75,8 @@ Exit codes: 2 for bad flags or input (and for a pool holding several layouts
 of the model under --layout auto), 4 when the pool is unreachable.`,
 		Example: `$ kvctl holes --pool mooncake://10.0.0.5:9003 --requests reqs.jsonl --tokens-per-block 32 --model-key m
 $ kvctl holes --pool redis://127.0.0.1:6379/0 --requests reqs.jsonl --tokens-per-block 32 --model-key m -o json
-$ kvctl holes --simulate --trace conversation.jsonl --tokens-per-block 32 --layer-group 0:64KiB --model-key m --sweep capacity=16GiB,64GiB,256GiB`,
+$ kvctl holes --simulate --trace conversation.jsonl --tokens-per-block 32 --layer-group 0:64KiB --model-key m --sweep capacity=16GiB,64GiB,256GiB
+$ kvctl holes --simulate --trace conversation.jsonl --engine sglang --tokens-per-block 64 --key-bytes 4MiB --capacity 64GiB`,
 		Args: noArgsAfterOldADP(&o.Key.AttentionDP),
 		RunE: func(c *cobra.Command, _ []string) error {
 			setup, src, err := o.validate(c, ios, g)
@@ -109,6 +112,7 @@ $ kvctl holes --simulate --trace conversation.jsonl --tokens-per-block 32 --laye
 	fs.Float64Var(&o.EvictionRatio, "eviction-ratio", 0.05, "eviction_ratio of the simulated master")
 	fs.Float64Var(&o.Watermark, "watermark", 0.90, "eviction_high_watermark_ratio of the simulated master")
 	fs.Int64Var(&o.SegmentBytes, "segment-bytes", connector.DefaultGlobalSegmentSize, "global_segment_size of the simulated pool's segments: capacity / this many segments, the last one holding the remainder")
+	fs.StringVar(&o.KeyBytes, "key-bytes", "", "--simulate with --engine vllm, sglang or lmcache: size of each pool key's value (a vLLM or LMCache chunk of one rank, an SGLang k or v page), e.g. 2MiB")
 	fs.Uint64Var(&o.Seed, "seed", 0, "seed of the simulated master's random shard walks (a run is deterministic given it)")
 	o.Plot.register(fs, "the hole map (a probe or one simulated capacity) or hit rate and holes against capacity (--sweep)")
 	return c
@@ -133,10 +137,10 @@ func (o *holesOptions) validate(c *cobra.Command, ios *IOStreams, g *globalOptio
 	if o.Simulate && o.Leasing {
 		return keys.Settings{}, nil, usagef("--leasing is for probing a pool; a simulation always looks up as the connector does")
 	}
-	if e := o.Key.Engines.Engine; o.Simulate && e != string(keys.EngineTRTLLM) {
-		return keys.Settings{}, nil, usagef("--engine %s: --simulate replays TensorRT-LLM's connector; probe a pool %s wrote with --pool", e, e)
+	if err := o.checkEngineSimulation(c); err != nil {
+		return keys.Settings{}, nil, err
 	}
-	if o.Simulate && !c.Flags().Changed("layer-group") {
+	if o.Simulate && o.simulatesTRTLLM() && !c.Flags().Changed("layer-group") {
 		return keys.Settings{}, nil, usagef("--simulate sizes its pool in pages: give your model's page size with --layer-group ID:BYTES (e.g. --layer-group 0:64KiB); the default %s pages spell keys, they are no model's", keys.DefaultLayerGroup)
 	}
 	if err := o.checkLayout(c); err != nil {
@@ -201,12 +205,50 @@ func runHolesProbe(c *cobra.Command, ios *IOStreams, g *globalOptions, o *holesO
 }
 
 // checkEngine refuses a probe the engine's keys cannot make
-// (checkProbeSettings).
+// (checkProbeSettings), and a replay of an engine without pool keys.
 func (o *holesOptions) checkEngine(s keys.Settings) error {
-	if o.Simulate {
-		return nil
+	if !o.Simulate {
+		return checkProbeSettings(s)
 	}
-	return checkProbeSettings(s)
+	if !keys.EngineHasKeys(s.Engine) {
+		return usagef("--engine %s: its router keeps no pool, so there are no keys to replay", s.Engine)
+	}
+	return nil
+}
+
+// simulatesTRTLLM reports whether --engine is TensorRT-LLM's, whose pages
+// are sized by the layer groups.
+func (o *holesOptions) simulatesTRTLLM() bool {
+	e := o.Key.Engines.Engine
+	return e == "" || e == string(keys.EngineTRTLLM)
+}
+
+// checkEngineSimulation checks the flags of a replay keyed as another
+// engine's connector: each key's value is sized by --key-bytes, and
+// eviction groups are TensorRT-LLM's.
+func (o *holesOptions) checkEngineSimulation(c *cobra.Command) error {
+	other := o.Simulate && !o.simulatesTRTLLM()
+	switch {
+	case !other && c.Flags().Changed("key-bytes"):
+		return usagef("--key-bytes is for --simulate with --engine vllm, sglang or lmcache (TensorRT-LLM's pages are sized by --layer-group)")
+	case other && o.KeyBytes == "":
+		return usagef("--simulate --engine %s sizes its pool by key: give the size of each key's value with --key-bytes (e.g. --key-bytes 2MiB)", o.Key.Engines.Engine)
+	case other && o.GroupBlocks:
+		return usagef("--group-blocks puts TensorRT-LLM's pages into eviction groups: --engine %s has none", o.Key.Engines.Engine)
+	}
+	return nil
+}
+
+// keyBytes parses --key-bytes (0 when it is not given).
+func (o *holesOptions) keyBytes() (int64, error) {
+	if o.KeyBytes == "" {
+		return 0, nil
+	}
+	n, err := size.Parse(o.KeyBytes)
+	if err != nil || n <= 0 {
+		return 0, usagef("--key-bytes %q: want a positive size such as 2MiB", o.KeyBytes)
+	}
+	return n, nil
 }
 
 // checkLayout decides whether a probe reads its layout from the pool
@@ -227,21 +269,14 @@ func (o *holesOptions) isSweep() bool { return len(o.Sweep) > 0 || o.SweepCapaci
 // sweptCapacities returns the capacities of --sweep capacity=... (and of
 // the deprecated --sweep-capacity), comma-separated.
 func (o *holesOptions) sweptCapacities() (string, error) {
-	var specs []string
-	if o.SweepCapacity != "" {
-		specs = append(specs, o.SweepCapacity)
+	spec, err := capacitySweepValues(o.Sweep)
+	if err != nil || o.SweepCapacity == "" {
+		return spec, err
 	}
-	for _, sw := range o.Sweep {
-		param, values, ok := strings.Cut(sw, "=")
-		if !ok || values == "" {
-			return "", usagef("--sweep %q: want capacity=V1,V2,...", sw)
-		}
-		if param != "capacity" {
-			return "", usagef("--sweep %s: unknown parameter (want capacity)", param)
-		}
-		specs = append(specs, values)
+	if spec == "" {
+		return o.SweepCapacity, nil
 	}
-	return strings.Join(specs, ","), nil
+	return o.SweepCapacity + "," + spec, nil
 }
 
 func (o *holesOptions) capacities() ([]int64, error) {
@@ -255,18 +290,7 @@ func (o *holesOptions) capacities() ([]int64, error) {
 	if spec == "" {
 		spec = o.Capacity
 	}
-	var out []int64
-	for _, part := range strings.Split(spec, ",") {
-		n, err := size.Parse(strings.TrimSpace(part))
-		if err != nil {
-			return nil, usagef("capacity: %v", err)
-		}
-		if n <= 0 {
-			return nil, usagef("capacity %q: want a positive size such as 64GiB", part)
-		}
-		out = append(out, n)
-	}
-	return out, nil
+	return parseCapacities(spec)
 }
 
 func runHolesSimulate(c *cobra.Command, ios *IOStreams, g *globalOptions, o *holesOptions, s keys.Settings, src workload.Source) error {
@@ -281,6 +305,10 @@ func runHolesSimulate(c *cobra.Command, ios *IOStreams, g *globalOptions, o *hol
 	if o.SegmentBytes <= 0 {
 		return usagef("--segment-bytes must be positive")
 	}
+	keyBytes, err := o.keyBytes()
+	if err != nil {
+		return err
+	}
 	bar := newProgress(ios, g, "hashing", "requests", 0)
 	reqs, err := holes.Prepare(c.Context(), src, s)
 	bar.finish()
@@ -289,7 +317,7 @@ func runHolesSimulate(c *cobra.Command, ios *IOStreams, g *globalOptions, o *hol
 	}
 	bar = newProgress(ios, g, "simulating", "requests", len(reqs)*len(caps))
 	opts := holes.SimOptions{
-		Keys: s, SoftPinTTL: ttl,
+		Keys: s, SoftPinTTL: ttl, KeyBytes: keyBytes,
 		GroupBlocks: o.GroupBlocks, OpenPool: simulatedPool(o.EvictionRatio, o.Watermark, o.SegmentBytes, o.Seed),
 		Progress: func(capacity int64, n int) { bar.updatePart(capacity, n, "") },
 		KeepMaps: o.Plot.Path != "" && !o.isSweep(),

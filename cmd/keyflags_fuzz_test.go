@@ -129,3 +129,38 @@ func runWithinOut(t *testing.T, limit time.Duration, args []string) (int, string
 		return 0, ""
 	}
 }
+
+// FuzzEngineVersionFlags feeds --engine-version, --chunk-size and
+// --tokens-per-block of each engine through run: it must exit 0 or 2
+// only, and 0 only with a version the engine names and, for vLLM, chunks
+// that are a multiple of the hash block.
+func FuzzEngineVersionFlags(f *testing.F) {
+	f.Add("vllm", "pr40900", int64(4), int64(4))
+	f.Add("vllm", "current", int64(8), int64(4))
+	f.Add("vllm", "", int64(6), int64(4))
+	f.Add("vllm", "pr40900", int64(8), int64(4))
+	f.Add("lmcache", "fmt", int64(256), int64(4))
+	f.Add("dynamo", "tokens", int64(0), int64(2))
+	f.Add("sglang", "router", int64(0), int64(0))
+	f.Fuzz(func(t *testing.T, engine, version string, chunk, tpb int64) {
+		args := []string{"keys", "--tokens", "-", "--engine", engine,
+			"--engine-version=" + version, "--tokens-per-block", strconv.FormatInt(tpb, 10)}
+		if engine == "vllm" || engine == "lmcache" {
+			args = append(args, "--hash-seed", "0", "--chunk-size", strconv.FormatInt(chunk, 10))
+		}
+		code := runWithin(t, 30*time.Second, args)
+		if code != ExitOK && code != ExitUsage {
+			t.Fatalf("run(%q) = %d, want %d or %d", args, code, ExitOK, ExitUsage)
+		}
+		if code != ExitOK {
+			return
+		}
+		info, err := keys.LookupEngineVersion(keys.Engine(engine), keys.EngineVersion(version))
+		if err != nil || info.Engine != keys.Engine(engine) {
+			t.Fatalf("run(%q) = 0 with a version %s does not name: %v", args, engine, err)
+		}
+		if engine == "vllm" && (tpb < 1 || chunk%tpb != 0) {
+			t.Fatalf("run(%q) = 0 with chunks of %d tokens over hash blocks of %d", args, chunk, tpb)
+		}
+	})
+}

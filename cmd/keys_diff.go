@@ -57,7 +57,7 @@ type diffDivision struct {
 
 // settingFlags names the flag of each keys.Settings field (DiffSettings).
 var settingFlags = map[string]string{
-	"Engine": "--engine", "Engines.HashAlgo": "--hash-algo", "Engines.HashSeed": "--hash-seed",
+	"Engine": "--engine", "Engines.Version": "--engine-version", "Engines.HashAlgo": "--hash-algo", "Engines.HashSeed": "--hash-seed",
 	"Engines.ChunkSize": "--chunk-size", "Engines.Eagle": "--eagle", "Engines.SequenceSeed": "--dynamo-sequence-seed",
 	"Engines.MLA": "--mla", "Engines.KVHeads": "--kv-heads", "Engines.PPRank": "--pp-rank",
 	"Engines.PCPRank": "--pcp-rank", "Engines.DCPRank": "--dcp-rank", "Engines.Group": "--kv-cache-group",

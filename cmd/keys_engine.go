@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -42,13 +43,10 @@ func spellsEngineKeys(s keys.Settings) bool {
 	return keys.EngineHasKeys(s.Engine) && (s.Namespace.ModelKey != "" || s.Engine == keys.EngineSGLang)
 }
 
-// engineResult hashes one prompt under the engine and spells its keys.
-func engineResult(s keys.Settings, id string, scope keys.Scope, tokens []int64) (engineKeysResult, error) {
-	blocks, err := s.EngineBlocks(scope, tokens)
-	if err != nil {
-		return engineKeysResult{}, err
-	}
-	r := engineKeysResult{ID: id, Engine: s.Engine, TokensPerBlock: s.BlockTokens(), NumTokens: len(tokens),
+// engineResult spells one prompt's blocks under the engine, with their
+// pool keys where the engine has them.
+func engineResult(s keys.Settings, req keys.Request, blocks []keys.EngineBlock) engineKeysResult {
+	r := engineKeysResult{ID: req.ID, Engine: s.Engine, TokensPerBlock: s.BlockTokens(), NumTokens: len(req.Tokens),
 		NumBlocks: len(blocks), Blocks: make([]engineKeysBlock, len(blocks))}
 	for i, b := range blocks {
 		eb := engineKeysBlock{Index: i, Start: b.Start, End: b.End, Hash: b.Hash, HashU64: json.Number(b.EventHash), BlockHash: b.LocalHash}
@@ -57,32 +55,54 @@ func engineResult(s keys.Settings, id string, scope keys.Scope, tokens []int64) 
 		}
 		r.Blocks[i] = eb
 	}
-	return r, nil
+	return r
 }
 
-// runEngineKeys prints the keys of the prompts of source, one after
-// another, under an engine other than TensorRT-LLM.
-func runEngineKeys(ctx context.Context, ios *IOStreams, output string, s keys.Settings, source func(yield func(keys.Request) error) error) error {
-	var results []engineKeysResult
-	err := source(func(req keys.Request) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		r, err := engineResult(s, req.ID, mergeScope(s.Scope, req.Scope), req.Tokens)
-		if err != nil {
-			return fmt.Errorf("request %q: %w", req.ID, err)
-		}
+// engineRendered is one prompt's output, rendered on a hashing worker:
+// bytes to write (-o keys, jsonl) or a result to collect (table, json).
+type engineRendered struct {
+	out    []byte
+	result *engineKeysResult
+}
+
+// engineRenderer returns how a hashed prompt is rendered for an output
+// format.
+func engineRenderer(s keys.Settings, output string) func(keys.Request, []keys.EngineBlock) engineRendered {
+	return func(req keys.Request, blocks []keys.EngineBlock) engineRendered {
+		r := engineResult(s, req, blocks)
 		switch output {
 		case "keys":
-			_, err = ios.Out.Write(appendEngineKeyLines(nil, r))
+			return engineRendered{out: appendEngineKeyLines(nil, r)}
 		case "jsonl":
-			err = writeJSONLine(ios.Out, r)
-		default:
-			results = append(results, r)
+			var b bytes.Buffer
+			_ = writeJSONLine(&b, r)
+			return engineRendered{out: b.Bytes()}
 		}
-		return err
-	})
-	if err != nil {
+		return engineRendered{result: &r}
+	}
+}
+
+// runEngineKeys prints the keys of the prompts of source under an engine
+// other than TensorRT-LLM, hashed in parallel over the cores
+// (keys.HashEngineRequests) and printed in input order: -o keys and jsonl
+// as they come, table and json at the end.
+func runEngineKeys(ctx context.Context, ios *IOStreams, output string, s keys.Settings, source func(yield func(keys.Request) error) error) error {
+	var results []engineKeysResult
+	merged := func(yield func(keys.Request) error) error {
+		return source(func(req keys.Request) error {
+			req.Scope = mergeScope(s.Scope, req.Scope)
+			return yield(req)
+		})
+	}
+	emit := func(r engineRendered) error {
+		if r.result == nil {
+			_, err := ios.Out.Write(r.out)
+			return err
+		}
+		results = append(results, *r.result)
+		return nil
+	}
+	if err := keys.HashEngineRequests(ctx, s, 0, merged, engineRenderer(s, output), emit); err != nil {
 		return err
 	}
 	return printEngineResults(ios, output, results)

@@ -26,6 +26,9 @@ type poolFlag struct {
 	// MooncakeLib is --mooncake-lib: the Mooncake Store client library a
 	// mooncake-store:// pool loads, where its URL names none.
 	MooncakeLib string
+	// flags are the command's flags, where --mooncake-config (a key flag)
+	// may be.
+	flags *pflag.FlagSet
 }
 
 // poolURLHelp lists the pool URL forms, for --pool's help.
@@ -45,34 +48,51 @@ func (p *poolFlag) registerDefault(fs *pflag.FlagSet, otherwise string) {
 	if otherwise != "" {
 		def += ", else " + otherwise
 	}
+	p.flags = fs
 	fs.StringVar(&p.URL, "pool", "", poolURLHelp+" ("+def+")")
 	fs.StringVar(&p.MooncakeLib, "mooncake-lib", "", "Mooncake Store client library of a mooncake-store:// pool (default $"+mooncakestore.LibraryEnv+", else "+mooncakestore.DefaultLibrary+" from the loader's search path)")
 }
 
 // resolve fills in URL from $KVCTL_POOL where --pool was not given and
 // returns it ("" when neither names a pool). It is the one place that
-// reads the variable.
+// reads the variable. A mooncake-store URL gets the library
+// (--mooncake-lib, $KVCTL_MOONCAKE_LIB) and the Mooncake client JSON
+// (--mooncake-config where the command has it, $MOONCAKE_CONFIG_PATH) as
+// its lib= and config=, where it names none, so that the store reads its
+// settings from the file the keys come from.
 func (p *poolFlag) resolve(ios *IOStreams) string {
 	if p.URL == "" {
 		p.URL = ios.Getenv(poolEnv)
 		p.FromEnv = p.URL != ""
 	}
-	p.URL = withMooncakeLib(p.URL, cmp.Or(p.MooncakeLib, ios.Getenv(mooncakestore.LibraryEnv)))
+	p.URL = withStoreOption(p.URL, "lib", cmp.Or(p.MooncakeLib, ios.Getenv(mooncakestore.LibraryEnv)))
+	p.URL = withStoreOption(p.URL, "config", cmp.Or(p.mooncakeConfig(), ios.Getenv(mooncakestore.ConfigEnv)))
 	return p.URL
 }
 
-// withMooncakeLib adds lib=LIB to a mooncake-store URL that names no
-// library; other URLs, and an empty lib, leave it as it is.
-func withMooncakeLib(rawURL, lib string) string {
+// mooncakeConfig is the command's --mooncake-config, "" where it has none.
+func (p *poolFlag) mooncakeConfig() string {
+	if p.flags == nil {
+		return ""
+	}
+	if f := p.flags.Lookup("mooncake-config"); f != nil {
+		return f.Value.String()
+	}
+	return ""
+}
+
+// withStoreOption adds name=value to a mooncake-store URL that has no
+// option name; other URLs, and an empty value, leave it as it is.
+func withStoreOption(rawURL, name, value string) string {
 	u, err := url.Parse(rawURL)
-	if err != nil || lib == "" || u.Scheme != "mooncake-store" {
+	if err != nil || value == "" || u.Scheme != "mooncake-store" {
 		return rawURL
 	}
 	q, err := url.ParseQuery(u.RawQuery)
-	if err != nil || q.Has("lib") {
+	if err != nil || q.Has(name) {
 		return rawURL
 	}
-	q.Set("lib", lib)
+	q.Set(name, value)
 	u.RawQuery = q.Encode()
 	return u.String()
 }

@@ -92,5 +92,18 @@ func printPoolStat(ios *IOStreams, s pool.Stat) error {
 	for _, seg := range s.Segments {
 		tp.addRow("segment "+seg.Name, fmt.Sprintf("%s of %s", size.Human(seg.UsedBytes), capacityText(s.Backend, seg.CapacityBytes)))
 	}
+	if t := s.Transport; t != nil {
+		tp.addRow("transport", transportText(*t))
+		tp.addRow("GPU memory registrable", t.DeviceMemory)
+	}
 	return tp.render()
+}
+
+// transportText is a transport's protocol, devices and local hostname.
+func transportText(t pool.Transport) string {
+	s := t.Protocol
+	if t.Devices != "" {
+		s += " on " + t.Devices
+	}
+	return s + ", local hostname " + t.LocalHostname
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 
 	"github.com/kvctl/kvctl/engine"
 	"github.com/kvctl/kvctl/keys"
 	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/report"
 	"github.com/kvctl/kvctl/workload"
 	"github.com/spf13/cobra"
 )
@@ -21,11 +23,13 @@ type serveOptions struct {
 	TraceFormat string
 	Synthetic   string
 	Pool        poolFlag
+	Keep        bool
 	Addr        string
 	RealTime    bool
 	APIKey      string
 	Key         keyFlags
 	Engine      engine.Config
+	Disagg      disaggFlags
 
 	Device         string
 	GPUBytes       string
@@ -34,9 +38,12 @@ type serveOptions struct {
 	Verify         bool
 	NoVerify       bool // deprecated spelling of --verify=false
 	AdmissionQuery string
+	DisaggServers  string // --disagg ctx=N,gen=M
+	GenReservation bool
 	PoolSeed       uint64
 	WriteRequests  string // the file the replayed requests are written to
 	Plot           plotFlag
+	Sweep          serveSweep
 }
 
 func newServeCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
@@ -61,9 +68,17 @@ either, serve listens on --addr: POST /v1/completions and /v1/chat/completions
 --pool mooncake://ADDR reads it. --api-key (or $KVCTL_API_KEY) makes the /v1
 paths require it as a Bearer token. Ctrl-C or SIGTERM shuts it down gracefully
 (exit 130).
+Disaggregated, across processes: --server-role context|generation makes the
+HTTP front answer requests' disaggregated_params, and --disagg-front --ctx
+URL,... --gen URL,... serves a front (no engine, no --single-rank) that sends
+each request to a context server, then to a generation server.
 The pool is --pool, else $KVCTL_POOL (serve says so on stderr), else an
 embedded mem:// pool sized for the run, on the replay's clock; with --pool
-redis://... several processes share one pool.
+redis://... several processes share one pool. Against a real Mooncake Store
+(mooncake-store://) serve removes the pages it stored when it ends, unless
+--keep. --disagg ctx=N,gen=M replays through N context servers and M
+generation servers in this process, the KV moved between them over a
+modelled link.
 The report and what each number means: docs/serve.md.
 
 Exit codes: 3 when a loaded page differs from the computed one, a request
@@ -72,13 +87,26 @@ the first failed), 4 when the pool is unreachable.`,
 		Example: `$ kvctl serve --single-rank --trace testdata/trace-small.jsonl
 $ kvctl serve --single-rank --synthetic conversations=50,turns=4 -o json
 $ kvctl serve --single-rank --trace conversation.jsonl --pool redis://127.0.0.1:6379/0 --stats-interval 10s
+$ kvctl serve --single-rank --trace conversation.jsonl --layer-group 0:10MiB --tp 8 --attention-dp --sweep capacity=4TiB,6TiB,8TiB
 $ kvctl serve --single-rank --addr 127.0.0.1:8000
-$ kvctl serve --single-rank --addr 0.0.0.0:8000 --api-key sk-local`,
+$ kvctl serve --single-rank --addr 0.0.0.0:8000 --api-key sk-local
+$ kvctl serve --single-rank --server-role context --addr 127.0.0.1:8001
+$ kvctl serve --disagg-front --ctx 127.0.0.1:8001 --gen 127.0.0.1:8002 --addr 127.0.0.1:8000`,
 		Args: noArgsAfterOldADP(&o.Key.AttentionDP),
 		RunE: func(c *cobra.Command, _ []string) error {
+			if o.Disagg.Front {
+				fo, err := o.Disagg.checkFront(c)
+				if err != nil {
+					return err
+				}
+				return runDisaggFront(c.Context(), ios, g, o, fo)
+			}
 			cfg, src, err := o.config(c, ios, g)
 			if err != nil {
 				return err
+			}
+			if o.Sweep.active() {
+				return runServeSweep(c.Context(), ios, g, o, cfg, src)
 			}
 			if src == nil {
 				if o.Plot.Path != "" {
@@ -101,6 +129,7 @@ $ kvctl serve --single-rank --addr 0.0.0.0:8000 --api-key sk-local`,
 	fs.StringVar(&o.Synthetic, "synthetic", "", "replay a synthetic multi-turn workload, e.g. conversations=200,turns=6,system=2048,user=512,output=256")
 	fs.StringVar(&o.WriteRequests, "write-requests", "", "write the requests replayed (from --trace or --synthetic) to FILE as kvctl requests JSONL, which keys and holes --requests read")
 	o.Pool.registerDefault(fs, "an embedded mem:// pool sized for the run")
+	fs.BoolVar(&o.Keep, "keep", false, "leave the pages the run stored in a mooncake-store:// --pool (removed when serve ends by default; other pools keep them)")
 	fs.Uint64Var(&o.PoolSeed, "seed", 0, "seed of the embedded pool's random shard walks (a mem:// --pool takes seed= instead)")
 	fs.StringVar(&o.Addr, "addr", "127.0.0.1:8000", "listen address of the HTTP front (without --trace/--synthetic)")
 	fs.BoolVar(&o.RealTime, "real-time", false, "HTTP front: pace modelled iteration costs in wall time (realistic latency; default: as fast as the CPU allows)")
@@ -108,6 +137,9 @@ $ kvctl serve --single-rank --addr 0.0.0.0:8000 --api-key sk-local`,
 	o.Key.registerWithDefaults(fs, false, engine.DefaultTokensPerBlock, keys.DefaultLayerGroup.String())
 	describeModelKeyDefault(fs, engine.DefaultModelKey)
 	o.registerEngine(fs)
+	o.Sweep.register(fs)
+	o.Disagg.register(fs)
+	o.registerDisaggReplay(fs)
 	o.Plot.register(fs, "the pool's hit rate and occupancy over the replay (every --stats-interval, default 1s), TTFT and ITL distributions and load phases")
 	return c
 }
@@ -126,10 +158,6 @@ func runServe(ctx context.Context, ios *IOStreams, g *globalOptions, o *serveOpt
 			return interruptedAfter(err, 0, 0)
 		}
 	}
-	var timeline serveTimeline
-	if o.Plot.Path != "" {
-		timeline.attach(&cfg)
-	}
 	bar := newProgress(ios, g, "replay", "requests", int(total))
 	rep, err := runRecorded(o.WriteRequests, src, func(src workload.Source) (engine.Report, error) {
 		return engine.Run(ctx, cfg, src, func(p engine.Progress) {
@@ -146,7 +174,7 @@ func runServe(ctx context.Context, ios *IOStreams, g *globalOptions, o *serveOpt
 	if perr := printServeReport(ios, g, rep); perr != nil {
 		return perr
 	}
-	if perr := o.Plot.write(serveChart(rep, timeline.samples)); perr != nil {
+	if perr := o.Plot.write(report.ServeChart(rep)); perr != nil {
 		return perr
 	}
 	return checkServeReport(rep)
@@ -190,16 +218,25 @@ func (o *serveOptions) attachPool(ctx context.Context, ios *IOStreams, cfg *engi
 	cfg.Clock = engine.NewClock()
 	if o.Pool.URL != "" {
 		st, err := openServePool(ctx, o.Pool.URL, cfg.Clock)
-		cfg.Pool = st
+		cfg.Pool, cfg.RemovePages = st, o.removesPages()
 		return 0, err
 	}
 	reqs, tokens, err := countSource(ctx, src)
 	if err != nil {
 		return 0, err // a bad line is workload.ErrBadInput (exit 2); a failed read exits 1
 	}
-	st, err := openEmbeddedPool(cfg.Clock, runPoolCapacity(cfg.Keys.Layout, tokens), o.PoolSeed)
+	st, err := openRunPool(cfg.Clock, cfg.Keys.Layout, tokens, o.PoolSeed)
 	cfg.Pool = st
 	return reqs, err
+}
+
+// removesPages reports whether serve removes the pages it stored from
+// --pool when it ends: from a real Mooncake Store (mooncake-store://),
+// whose space the run borrows, unless --keep. Other pools keep them, so
+// that a later run can read them.
+func (o *serveOptions) removesPages() bool {
+	u, err := url.Parse(o.Pool.URL)
+	return err == nil && u.Scheme == "mooncake-store" && !o.Keep
 }
 
 // countSource counts the requests of a source and their prompt and output

@@ -26,8 +26,16 @@ func (o *serveOptions) config(c *cobra.Command, ios *IOStreams, g *globalOptions
 	if err := o.checkAddr(c.Flags().Changed("addr")); err != nil {
 		return cfg, nil, err
 	}
+	if err := o.Disagg.checkRole(o.Trace != "" || o.Synthetic != ""); err != nil {
+		return cfg, nil, err
+	}
+	if len(o.Disagg.Ctx)+len(o.Disagg.Gen) > 0 {
+		return cfg, nil, usagef("--ctx and --gen are the servers of --disagg-front")
+	}
 	o.Pool.resolve(ios)
-	o.Pool.noteFromEnv(ios, g)
+	if !o.Sweep.active() { // a sweep opens its own pools
+		o.Pool.noteFromEnv(ios, g)
+	}
 	setup, err := o.Key.resolve(c, ios.Getenv)
 	if err != nil {
 		return cfg, nil, err
@@ -37,6 +45,9 @@ func (o *serveOptions) config(c *cobra.Command, ios *IOStreams, g *globalOptions
 			return cfg, nil, usagef("serve --single-rank --tp N holds every rank's shard: --rank and --all-ranks do not apply")
 		}
 		setup.Layout.Ranks = nil
+	}
+	if err := o.parseDisaggReplay(c.Flags(), &o.Engine); err != nil {
+		return cfg, nil, err
 	}
 	if cfg, err = o.engineConfig(setup, ios, g); err != nil {
 		return cfg, nil, err
@@ -57,6 +68,9 @@ func (o *serveOptions) config(c *cobra.Command, ios *IOStreams, g *globalOptions
 func (o *serveOptions) checkLive(cfg engine.Config) error {
 	if o.WriteRequests != "" {
 		return usagef("--write-requests is for a replay: give --trace FILE or --synthetic SPEC")
+	}
+	if cfg.Disagg.On() {
+		return usagef("--disagg is for a replay: give --trace FILE or --synthetic SPEC")
 	}
 	if cfg.Concurrency != 0 {
 		return usagef("--concurrency is for a replay: give --trace FILE or --synthetic SPEC (HTTP clients bring their own)")
@@ -88,7 +102,7 @@ func (o *serveOptions) engineConfig(settings keys.Settings, ios *IOStreams, g *g
 	if err := o.parse(&cfg); err != nil {
 		return cfg, err
 	}
-	if err := cfg.Validate(); err != nil {
+	if err := o.validateEngine(cfg); err != nil {
 		return cfg, err
 	}
 	if !g.Quiet { // stats lines (with --stats-interval) and warnings

@@ -24,6 +24,7 @@ func runServeHTTP(ctx context.Context, ios *IOStreams, g *globalOptions, o *serv
 	cfg.Clock = engine.NewClock()
 	if o.Pool.URL != "" {
 		st, err = openServePool(ctx, o.Pool.URL, cfg.Clock)
+		cfg.RemovePages = o.removesPages()
 	} else {
 		st, err = openEmbeddedPool(cfg.Clock, defaultLiveCapacity, o.PoolSeed)
 	}
@@ -36,6 +37,8 @@ func runServeHTTP(ctx context.Context, ios *IOStreams, g *globalOptions, o *serv
 	return server.Run(ctx, server.Options{
 		Addr: o.Addr, Engine: cfg, Pool: st, Master: mooncake.NewMasterHandler(st), RealTime: o.RealTime,
 		APIKey:    o.apiKey(ios),
+		Role:      o.Disagg.ServerRole,
+		Handoff:   server.PoolHandoff{},
 		ModelName: cfg.Keys.Namespace.ModelKey,
 		Logf: func(format string, args ...any) {
 			if !g.Quiet {
@@ -43,7 +46,7 @@ func runServeHTTP(ctx context.Context, ios *IOStreams, g *globalOptions, o *serv
 			}
 		},
 		Ready: func(addr string) {
-			fmt.Fprintf(ios.ErrOut, "kvctl serve: listening on http://%s (OpenAI /v1/completions and /v1/chat/completions, /metrics, Mooncake admin paths)\n", addr)
+			fmt.Fprintf(ios.ErrOut, "kvctl serve: listening on http://%s%s (OpenAI /v1/completions and /v1/chat/completions, /metrics, Mooncake admin paths)\n", addr, o.Disagg.roleNote())
 		},
 	})
 }

@@ -30,10 +30,16 @@ func printServeReport(ios *IOStreams, g *globalOptions, r engine.Report) error {
 	tp.addRow("wall seconds", fmt.Sprintf("%.2f", r.WallSeconds))
 	tp.addRow("pool", fmt.Sprintf("%s: %d keys, %s of %s, %d evicted", r.Pool.Backend, r.Pool.Keys,
 		size.Human(r.Pool.UsedBytes), capacityText(r.Pool.Backend, r.Pool.CapacityBytes), r.Pool.EvictedKeys))
+	if r.PoolKeysRemoved > 0 {
+		tp.addRow("pool keys removed", fmt.Sprintf("%d of the run's, at its end (--keep keeps them)", r.PoolKeysRemoved))
+	}
 	tp.addRow("prefix holes", fmt.Sprintf("%d holes, %d blocks behind a hole", r.PrefixHoles.Holes, r.PrefixHoles.BehindHoleBlocks))
 	tp.addRow("load", fmt.Sprintf("%d pages in %d store calls, %s, %d failed", r.Load.Pages, r.Load.StoreCalls, size.Human(r.Load.Bytes), r.Load.FailedPages))
 	if r.AttentionDP > 0 {
 		tp.addRow("attention DP", attentionDPText(r))
+	}
+	if r.Disagg != nil {
+		addDisaggRows(tp, r.Disagg)
 	}
 	if r.PoolCallFailures > 0 {
 		tp.addRow("pool call failures", fmt.Sprintf("%d, the first at %.0f ms (request %d)", r.PoolCallFailures,

@@ -227,35 +227,15 @@ func intField(dst *int) func(json.RawMessage) error {
 	}
 }
 
-// sizeField sets a byte size written as an integer (a JSON number with no
-// fraction) or a string with a binary unit.
+// sizeField sets a byte size as size.ParseJSON reads it: an integer (a
+// JSON number with no fraction) or a string with a binary unit.
 func sizeField(dst *int64) func(json.RawMessage) error {
 	return func(v json.RawMessage) error {
-		var s string
-		if err := json.Unmarshal(v, &s); err == nil {
-			n, err := size.Parse(s)
-			if err != nil {
-				return err
-			}
-			*dst = n
-			return nil
-		}
-		var n json.Number
-		if err := json.Unmarshal(v, &n); err != nil {
-			return fmt.Errorf("want a byte count or a size such as \"3GiB\", got %s", v)
-		}
-		i, err := n.Int64()
+		n, err := size.ParseJSON(v)
 		if err != nil {
-			f, ferr := n.Float64()
-			if ferr != nil || f != math.Trunc(f) || math.Abs(f) >= 1<<63 {
-				return fmt.Errorf("%s is not a whole number of bytes", v)
-			}
-			i = int64(f)
+			return err
 		}
-		if i < 0 {
-			return fmt.Errorf("size %s is negative", v)
-		}
-		*dst = i
+		*dst = n
 		return nil
 	}
 }

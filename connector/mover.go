@@ -68,6 +68,16 @@ func NewHostMover(store pool.Store, batch int, stageThroughHost bool, stagingByt
 // MaxBatch is the most pages one call may carry.
 func (m *HostMover) MaxBatch() int { return m.batch }
 
+// StagingBuffers returns the load and save staging buffers when staged,
+// else nil: the memory the store's calls see, which the caller may
+// register with the store (pool.BufferRegistrar).
+func (m *HostMover) StagingBuffers() [][]byte {
+	if !m.staged {
+		return nil
+	}
+	return [][]byte{m.loadBuf.mem, m.saveBuf.mem}
+}
+
 // Load gets keys into pages, through the load staging buffer when staged.
 func (m *HostMover) Load(ctx context.Context, t *stats.PhaseTimer, keys []string, pages [][]byte, n []int64) error {
 	t.Next(stats.PhaseDescribe)

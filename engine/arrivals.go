@@ -3,64 +3,87 @@ package engine
 import (
 	"errors"
 	"fmt"
-	"iter"
 	"math"
 
+	"github.com/kvctl/kvctl/keys"
 	"github.com/kvctl/kvctl/workload"
 )
 
-// arrivals pulls requests from a workload source one at a time and says
-// when each arrives. Open loop (clients 0), at its arrival time;
-// closed loop (Config.Concurrency), clients clients each send the next
-// request of the source when their last one finished (completed or
-// failed): a request arrives as soon as fewer than clients are in
-// flight, at that moment of the modelled clock, its own arrival time
-// ignored.
+// arrivals reads requests from a workload source and says when each
+// arrives. Open loop (clients 0), at its arrival time; closed loop
+// (Config.Concurrency), clients clients each send the next request of the
+// source when their last one finished (completed or failed): a request
+// arrives as soon as fewer than clients are in flight, at that moment of
+// the modelled clock, its own arrival time ignored.
+//
+// A goroutine reads the source and hashes each prompt (hashArrival) up to
+// readAhead requests ahead of the engine, on another core: the engine
+// runs on one goroutine, and reading, synthesising and hashing prompts are
+// a fifth of a replay's work.
 type arrivals struct {
 	clients int
-	next    func() (workload.Request, bool)
-	stop    func()
-	srcErr  error
-	head    workload.Request
+	ahead   <-chan arrival
+	quit    chan struct{} // closed by stop
+	exited  chan struct{} // closed when the reader returned
+	srcErr  error         // written by the reader before it closes ahead
+	head    arrival
 	hasHead bool
 	done    bool
 }
 
+// readAhead is how many hashed requests wait for the engine at most.
+const readAhead = 64
+
 var errStopped = errors.New("replay stopped")
 
-func newArrivals(src workload.Source, clients int) *arrivals {
-	a := &arrivals{clients: clients}
-	seq := func(yield func(workload.Request) bool) {
-		err := src.Each(func(r workload.Request) error {
-			if !yield(r) {
-				return errStopped
-			}
-			return nil
-		})
-		if err != nil && !errors.Is(err, errStopped) {
-			a.srcErr = fmt.Errorf("reading requests from %s: %w", src.Name(), err)
-		}
-	}
-	a.next, a.stop = iter.Pull(iter.Seq[workload.Request](seq))
+func newArrivals(src workload.Source, clients int, k keys.Settings) *arrivals {
+	ahead := make(chan arrival, readAhead)
+	a := &arrivals{clients: clients, ahead: ahead, quit: make(chan struct{}), exited: make(chan struct{})}
+	go a.read(src, k, ahead)
 	return a
 }
 
-func (a *arrivals) peek() (workload.Request, bool) {
+// read hashes the requests of src into ahead until the source ends or
+// stop is called.
+func (a *arrivals) read(src workload.Source, k keys.Settings, ahead chan<- arrival) {
+	defer close(a.exited)
+	defer close(ahead)
+	err := src.Each(func(r workload.Request) error {
+		select {
+		case ahead <- hashArrival(k, r):
+			return nil
+		case <-a.quit:
+			return errStopped
+		}
+	})
+	if err != nil && !errors.Is(err, errStopped) {
+		a.srcErr = fmt.Errorf("reading requests from %s: %w", src.Name(), err)
+	}
+}
+
+// stop ends the reading and waits for the reader to return.
+func (a *arrivals) stop() {
+	close(a.quit)
+	<-a.exited
+}
+
+func (a *arrivals) peek() (arrival, bool) {
 	if !a.hasHead && !a.done {
-		a.head, a.hasHead = a.next()
+		a.head, a.hasHead = <-a.ahead
 		a.done = !a.hasHead
 	}
 	return a.head, a.hasHead
 }
 
-func (a *arrivals) take() { a.hasHead, a.head = false, workload.Request{} }
+func (a *arrivals) take() { a.hasHead, a.head = false, arrival{} }
 
+// err is the source's error; call it after stop.
 func (a *arrivals) err() error { return a.srcErr }
 
 // due takes the next request when it is due at now (modelled
 // milliseconds) with inFlight requests in flight, and returns it with its
 // arrival time.
-func (a *arrivals) due(now float64, inFlight int64) (workload.Request, float64, bool) {
+func (a *arrivals) due(now float64, inFlight int64) (arrival, float64, bool) {
 	w, ok := a.peek()
 	switch {
 	case !ok:
@@ -71,11 +94,11 @@ func (a *arrivals) due(now float64, inFlight int64) (workload.Request, float64, 
 		}
 		a.take()
 		return w, now, true
-	case float64(w.ArrivalMS) > now:
+	case float64(w.w.ArrivalMS) > now:
 		return w, 0, false
 	}
 	a.take()
-	return w, float64(w.ArrivalMS), true
+	return w, float64(w.w.ArrivalMS), true
 }
 
 // nextAt is when the next request arrives, +Inf when none is left or,
@@ -85,5 +108,5 @@ func (a *arrivals) nextAt() float64 {
 	if !ok || a.clients > 0 {
 		return math.Inf(1)
 	}
-	return float64(w.ArrivalMS)
+	return float64(w.w.ArrivalMS)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/kvctl/kvctl/keys"
 	"github.com/kvctl/kvctl/workload"
 )
 
@@ -31,7 +32,7 @@ func TestArrivalsDue(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a := newArrivals(src, tt.clients)
+			a := newArrivals(src, tt.clients, keys.Settings{})
 			defer a.stop()
 			if got := a.nextAt(); got != tt.wantNext {
 				t.Errorf("nextAt() = %v, want %v", got, tt.wantNext)
@@ -58,7 +59,7 @@ func TestClosedLoopAdmitsOnFinish(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := newArrivals(sliceSource(reqs), cfg.Concurrency)
+	in := newArrivals(sliceSource(reqs), cfg.Concurrency, c.owners[0].cfg.Keys)
 	defer in.stop()
 	ctx := context.Background()
 	e := c.owners[0]

@@ -43,7 +43,7 @@ const (
 	// SuggestedMemoryLimit is a Config.MemoryLimit for serve: a replay of
 	// the 145M-token Mooncake conversation trace with the default layout
 	// and an embedded pool holds about 1.1 GB live and peaks at about
-	// 1.5 GiB resident under this limit (docs/benchmarks.md).
+	// 1.4 GiB resident under this limit (docs/benchmarks.md).
 	SuggestedMemoryLimit = 1700 << 20
 )
 
@@ -107,6 +107,9 @@ type Config struct {
 	// are ignored), as serving benchmarks run. Zero replays open loop, at
 	// the arrival times. Run only: NewLive refuses it.
 	Concurrency int
+	// Disagg, when on, runs disaggregated: context and generation servers
+	// with a modelled KV transfer between them (DisaggConfig). Run only.
+	Disagg DisaggConfig
 	// Clock is the virtual clock; nil makes a fresh one. Share it with the
 	// pool (its Now, e.g. mem.Options.Now) so that leases age in virtual
 	// time.
@@ -123,6 +126,9 @@ type Config struct {
 	// nil drops both.
 	StatsInterval time.Duration
 	StatsLine     func(line string)
+	// Observer, when not nil, sees every lookup and first token of the
+	// replay (a pool-size sweep's burst detection).
+	Observer Observer
 	// MemoryLimit, when positive, is the least Go runtime soft memory
 	// limit during the run (runtime/debug.SetMemoryLimit), with the GOGC
 	// percentage off so that the collector runs only as the heap nears the
@@ -133,6 +139,11 @@ type Config struct {
 	// with GOGC on it rescans them far more often. See
 	// SuggestedMemoryLimit.
 	MemoryLimit int64
+	// RemovePages removes, when the run ends (also when interrupted), every
+	// page its saves stored (put OK), with force, so that the run leaves
+	// the pool as it found it; pages other writers put are kept
+	// (Report.PoolKeysRemoved).
+	RemovePages bool
 }
 
 // DefaultLayout is the layout of a zero Config.Keys.Layout with T tokens
@@ -166,6 +177,7 @@ func (c Config) withDefaults() (Config, error) {
 	c.GPU.Regions = cmp.Or(c.GPU.Regions, DefaultRegions)
 	c.EvictEvery = cmp.Or(c.EvictEvery, DefaultEvictEvery)
 	c.Routing = cmp.Or(c.Routing, RouteLeastLoaded)
+	c.Disagg = c.Disagg.withDefaults()
 	if c.Costs == (Costs{}) {
 		c.Costs = DefaultCosts()
 	}
@@ -254,7 +266,7 @@ func (c *Config) validate() error {
 	case c.StatsInterval < 0:
 		return fmt.Errorf("stats interval %v is negative", c.StatsInterval)
 	}
-	return cmp.Or(c.Routing.validate(c.AttentionDP), c.Scheduler.validate(l.TokensPerBlock), c.Connector.validate(), c.Faults.Validate(),
+	return cmp.Or(c.Disagg.validate(c), c.Routing.validate(max(c.AttentionDP, c.Disagg.Context)), c.Scheduler.validate(l.TokensPerBlock), c.Connector.validate(), c.Faults.Validate(),
 		c.GPU.validate(blockBytes(l)), c.Costs.validate())
 }
 

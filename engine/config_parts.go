@@ -107,8 +107,10 @@ type ConnectorConfig struct {
 	// copies on a stream; with StageThroughHost off, loads from a mem pool
 	// read its arenas in place and saves gather into values reserved
 	// there), else, the default, a connector.HostMover copies between the
-	// pool and the pages (through staging when StageThroughHost is on):
-	// with the host emulation device every batch of a DeviceMover costs a
+	// pool and the pages (through staging when StageThroughHost is on;
+	// a pool that takes buffer registrations, pool.BufferRegistrar, gets
+	// the pages or that staging registered for the run): with the host
+	// emulation device every batch of a DeviceMover costs a
 	// few stream synchronizations, which triples the wall time of a long
 	// replay.
 	Mover connector.PageMover

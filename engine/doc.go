@@ -82,6 +82,44 @@
 // a pass costs the slowest owner's time; the report says how evenly they
 // shared prefill (PrefillBalance).
 //
+// # Disaggregated serving
+//
+// With Config.Disagg (ctx=N,gen=M) a front sends each request to one of N
+// context servers and then to one of M generation servers, each server an
+// owner of its role's cluster (the attention-DP machinery: its own KV
+// cache, queues and connector halves). The servers of a role run their
+// passes in lock step; the two roles run theirs independently on the
+// shared clock, each pass ending at its own modelled time, so prefill on a
+// context server does not stretch a decode step. The entries (which
+// server.KVHandoff's Hold and Fetch would reach across processes, the
+// handle carried in the disaggregated params; not wired yet):
+//
+//   - contextOnly routes a request to a context server (least in flight,
+//     or Config.Routing) as a context-only request: it prefills (pool
+//     lookups and saves, the connector role producer or both) and
+//     generates the first token; holdForTransfer then keeps its pages and
+//     fills the leg (the transfer handle) with that token.
+//   - generationOnly queues the leg on the generation server with the
+//     fewest requests; at the top of its loop (generationTop, between
+//     passes or while idle) the server starts the receive once its pages
+//     and completion reservation (on by default, as TensorRT-LLM turns it
+//     on for transferring roles; DisaggConfig.GenerationReservationOff)
+//     take it. The request's full prompt blocks (their pages in every layer
+//     group) move over the server's link at TransferGBps, one transfer
+//     after the other, plus DisaggConfig.Delay; landed, they are copied and
+//     verified against the model like loads from the pool, and the request
+//     decodes from its first token (connector role consumer: it loads only
+//     when readmitted after a preemption).
+//
+// The top of a generation server's loop also fails a receive whose
+// transfer failed, or that is not done TransferTimeout
+// (kv_transfer_timeout_ms) after it started, with DISAGG_TRANS_ERROR, even
+// when the server runs no forward step, as TensorRT-LLM's executor checks
+// timed-out transfers at the top of its loop
+// (_check_kv_transfer_timeout); a failure on the context side (the send)
+// cancels the paired receive at once. Every request ends in one outcome
+// (DisaggReport.Outcomes), none lost.
+//
 // # Fault injection
 //
 // Config.Faults (connector.Faults): MissingRate removes pages from the pool
@@ -124,14 +162,15 @@
 // # Memory and cost
 //
 // A request keeps no tokens: its prompt is hashed into its chain when it
-// arrives, and generated tokens are a function of its decode seed. The
+// is read, on a goroutine that reads the source ahead of the engine, and
+// generated tokens are a function of its decode seed. The
 // pool holds the pages. Cost grows linearly with prompt tokens: hashing,
 // key building and page generation are per block, with buffers reused
 // from pass to pass. With the default layout (T=32, one 128-byte page per
 // block), verification on, an embedded pool sized by PoolDemand and
 // Config.MemoryLimit = SuggestedMemoryLimit, the 12,031-request Mooncake
 // conversation trace (145M prompt tokens, ~3M pages stored) replays in
-// about 15 CPU seconds at about 1.5 GiB resident, with a hit rate equal to
+// about 15 CPU seconds at about 1.4 GiB resident, with a hit rate equal to
 // the trace's ideal prefix reuse (0.374; no eviction); docs/benchmarks.md
 // has the profile. The connector spells the keys of a lookup or load into a
 // reused buffer and the radix tree indexes blocks in a small table: little

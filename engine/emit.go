@@ -17,6 +17,9 @@ func (e *engine) emit() {
 		if !r.hasFirstTok {
 			r.hasFirstTok = true
 			e.lat.ttft = append(e.lat.ttft, now-r.arrivalMS)
+			if e.cfg.Observer != nil {
+				e.cfg.Observer.FirstToken(r.arrivalMS, now-r.arrivalMS)
+			}
 		} else {
 			e.lat.itl = append(e.lat.itl, float32(now-r.lastTokMS))
 		}
@@ -36,6 +39,9 @@ func (e *engine) finish(r *request) {
 	e.counts.completedPromptTokens += int64(r.promptLen)
 	e.counts.localHitTokens += int64(r.localHit)
 	e.counts.poolHitTokens += int64(r.poolHit)
+	if e.onFinish != nil {
+		e.onFinish(r)
+	}
 	if e.sched.RequestFinished(r.conn.ID) {
 		r.phase = phaseFinishing
 		e.finishing = append(e.finishing, r)
@@ -44,8 +50,13 @@ func (e *engine) finish(r *request) {
 	e.retire(r)
 }
 
-// retire frees a finished request's pages and drops its chain.
+// retire frees a finished request's pages and drops its chain; a held
+// request keeps them until released (releaseHeld).
 func (e *engine) retire(r *request) {
+	if r.held {
+		r.phase = phaseHeld
+		return
+	}
 	r.phase = phaseDone
 	e.unbook(r)
 	e.kv.release(&r.alloc)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kvctl/kvctl/connector"
+	"github.com/kvctl/kvctl/pool"
 	"github.com/kvctl/kvctl/stats"
 )
 
@@ -22,6 +23,8 @@ type engine struct {
 	worker   *connector.Worker   // rank 0's: lookups
 	workers  []*connector.Worker // one per rank (tensor parallelism)
 	faults   *connector.FaultMover
+	// written records the pages the saves stored, with Config.RemovePages.
+	written *writtenPages
 	// outcome is shared by the owners of an attention-DP run.
 	*outcome
 
@@ -40,6 +43,9 @@ type engine struct {
 	token     [1]int64
 
 	closers []func() error
+	// onFinish, when set, is told of each request that produced all its
+	// tokens, before its pages are freed (a disaggregated run's hand-off).
+	onFinish func(*request)
 }
 
 // outcome is what every owner of a run adds to: the counters, latencies
@@ -49,6 +55,7 @@ type outcome struct {
 	lat           latencies
 	failed        []FailedRequest
 	stats         *connector.Stats
+	timeline      *stats.Timeline
 	nextArrivalMS float64 // the next arrival not yet admitted, +Inf with none
 	balance       prefillBalance
 }
@@ -86,7 +93,7 @@ func newEngine(cfg Config) (*engine, error) {
 }
 
 func newOutcome(cfg Config) *outcome {
-	return &outcome{stats: connector.NewStats(cfg.StatsInterval, cfg.Clock.Now, stats.NoRank, cfg.StatsLine)}
+	return &outcome{stats: connector.NewStats(cfg.StatsInterval, cfg.Clock.Now, stats.NoRank, cfg.StatsLine), timeline: newTimeline(cfg)}
 }
 
 // newOwner returns owner index of a run (one of Config.AttentionDP, each
@@ -118,6 +125,10 @@ func (e *engine) newConnector(slots []connector.PageSlot) error {
 	if err != nil {
 		return err
 	}
+	if cfg.RemovePages {
+		e.written = &writtenPages{PageMover: mover}
+		mover = e.written
+	}
 	if cfg.Faults.Active() {
 		e.faults = connector.NewFaultMover(mover, cfg.Pool, cfg.Faults)
 		mover = e.faults
@@ -138,6 +149,9 @@ func (e *engine) newConnector(slots []connector.PageSlot) error {
 	var prober connector.Prober = e.worker
 	if cfg.Faults.PoolLatency > 0 {
 		prober = connector.SlowProber{Prober: e.worker, Delay: cfg.Faults.PoolLatency}
+	}
+	if cfg.Observer != nil {
+		prober = observedProber{Prober: prober, clock: e.clock, obs: cfg.Observer}
 	}
 	e.sched = connector.NewScheduler(connector.SchedulerOptions{
 		Loads: cfg.Connector.loads(),
@@ -167,8 +181,35 @@ func (e *engine) newMover(slots []connector.PageSlot) (connector.PageMover, erro
 	for _, s := range slots {
 		maxBytes = max(maxBytes, s.Bytes)
 	}
-	return connector.NewHostMover(e.cfg.Pool, cfg.TransferBatchSize, cfg.StageThroughHost,
-		cfg.StagingBufferBytes, maxBytes), nil
+	m := connector.NewHostMover(e.cfg.Pool, cfg.TransferBatchSize, cfg.StageThroughHost,
+		cfg.StagingBufferBytes, maxBytes)
+	bufs := m.StagingBuffers()
+	if bufs == nil {
+		bufs = e.pages.mem
+	}
+	if err := e.registerWithPool(bufs); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// registerWithPool registers bufs (the pages, or the host mover's
+// staging: what the pool's calls see) with the pool when it takes buffer
+// registrations (pool.BufferRegistrar), so that its gets and puts move
+// values in place; they are unregistered when the engine closes.
+func (e *engine) registerWithPool(bufs [][]byte) error {
+	r, ok := e.cfg.Pool.(pool.BufferRegistrar)
+	if !ok {
+		return nil
+	}
+	for _, b := range bufs {
+		unregister, err := r.RegisterBuffer(b)
+		if err != nil {
+			return fmt.Errorf("engine: registering %d bytes of page memory with the pool: %w", len(b), err)
+		}
+		e.closers = append(e.closers, unregister)
+	}
+	return nil
 }
 
 // close releases what the engine opened, newest first.

@@ -140,7 +140,7 @@ func runOK(t *testing.T, cfg Config, src workload.Source) Report {
 
 // arrive registers request w with this engine alone, at its arrival time.
 func (e *engine) arrive(w workload.Request) error {
-	if r := e.newArrival(w, float64(w.ArrivalMS)); r != nil {
+	if r := e.newArrival(hashArrival(e.cfg.Keys, w), float64(w.ArrivalMS)); r != nil {
 		e.waiting.pushBack(r)
 	}
 	return nil

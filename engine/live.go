@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -87,6 +88,9 @@ type LiveStats struct {
 func NewLive(cfg Config, opts LiveOptions) (*Live, error) {
 	if cfg.Concurrency != 0 {
 		return nil, &configError{fmt.Errorf("concurrency %d replays closed loop: live clients bring their own", cfg.Concurrency)}
+	}
+	if cfg.Disagg.On() {
+		return nil, &configError{errors.New("disagg runs in a replay (Run) only")}
 	}
 	c, err := newCluster(cfg)
 	if err != nil {
@@ -174,6 +178,9 @@ func (l *Live) Run(ctx context.Context) error {
 	l.publish()
 	close(l.done)
 	l.first().stats.Flush()
+	if _, rerr := l.c.removeWritten(ctx); rerr != nil && err == nil {
+		err = rerr
+	}
 	if cerr := l.c.close(); cerr != nil && err == nil {
 		err = cerr
 	}

@@ -16,15 +16,17 @@ func memoryLimit(floor, kept int64) int64 {
 	return max(floor, kept+kept/4)
 }
 
-// keptBytes is the most memory the run's pages take in this process: the
-// GPU pages of every owner and, for a pool whose values live in this
-// process (a pool.ArenaHolder, such as the embedded mem pool), the
-// pool's capacity.
-func (c *cluster) keptBytes(ctx context.Context, p pool.Store) int64 {
+// keptBytes is the most memory a run's pages take in this process: the
+// GPU pages of every owner of its clusters and, for a pool whose values
+// live in this process (a pool.ArenaHolder, such as the embedded mem
+// pool), the pool's capacity.
+func keptBytes(ctx context.Context, p pool.Store, clusters ...*cluster) int64 {
 	var n int64
-	for _, e := range c.owners {
-		for _, m := range e.pages.mem {
-			n += int64(len(m))
+	for _, c := range clusters {
+		for _, e := range c.owners {
+			for _, m := range e.pages.mem {
+				n += int64(len(m))
+			}
 		}
 	}
 	if _, inProcess := p.(pool.ArenaHolder); inProcess {

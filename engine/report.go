@@ -95,11 +95,19 @@ type Report struct {
 	PoolCallFailures        int64    `json:"pool_call_failures"`
 	FirstPoolFailureAtMS    *float64 `json:"first_pool_failure_at_ms,omitempty"`
 	FirstPoolFailureRequest *int64   `json:"first_pool_failure_request,omitempty"`
+	// Disagg is a disaggregated run's roles, KV transfers and outcomes
+	// (Config.Disagg); nil otherwise.
+	Disagg *DisaggReport `json:"disagg,omitempty"`
 	// FailedRequests describe the first MaxFailedReported failed requests.
 	FailedRequests []FailedRequest `json:"failed_requests,omitempty"`
 	// Interrupted says ctx ended the replay: the report covers the
 	// requests that arrived before it did.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// PoolKeysRemoved is how many of the pages the run stored it removed
+	// from the pool when it ended (Config.RemovePages); Pool is the pool
+	// as the run left it, before that.
+	PoolKeysRemoved int64 `json:"pool_keys_removed,omitempty"`
+	Series
 }
 
 // MaxFailedReported is how many failed requests a Report describes.
@@ -183,6 +191,7 @@ func (e *engine) report(ctx context.Context, wall time.Duration) Report {
 		AsyncQueuedLoadFailures: c.asyncQueuedLoadFailures,
 	}
 	c.poolFailures.report(&rep)
+	rep.Series = e.series(ctx)
 	rep.Concurrency = e.cfg.Concurrency
 	c.throughput(&rep)
 	if e.faults != nil {

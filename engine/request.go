@@ -5,7 +5,6 @@ import (
 	"strconv"
 
 	"github.com/kvctl/kvctl/connector"
-	"github.com/kvctl/kvctl/keys"
 	"github.com/zeebo/xxh3"
 )
 
@@ -18,6 +17,7 @@ const (
 	phaseParked    // waiting outside the batch for an async load
 	phaseFinishing // done; pages kept until its saves are confirmed
 	phaseDone
+	phaseHeld // done on a context server; pages kept until its KV is transferred
 )
 
 // request is the engine's state of one request.
@@ -54,21 +54,21 @@ type request struct {
 	// deferrals counts the passes its admission was deferred for an offer
 	// the pages could not cover (admission query).
 	deferrals int
+	// held keeps its pages past its end while a disaggregated run
+	// transfers its KV (retire defers to releaseHeld).
+	held bool
 }
 
 // completionBound is the KV blocks r needs through its output limit.
 func (r *request) completionBound(t int) int { return ceilDiv(r.promptLen+r.outputLen, t) }
 
-// newRequest makes the engine state of a workload request. The chain is
-// extended with the prompt at once: the request keeps no tokens (the
-// chain's hashes are all it needs, and generated tokens are a function of
-// the decode seed), so the source may reuse its token buffer.
-func newRequest(seq int, id string, tokens []int64, arrivalMS float64, outputLen int, chain *keys.Chain) *request {
-	r := &request{userID: id, arrivalMS: arrivalMS,
-		promptLen: len(tokens), outputLen: max(1, outputLen)}
-	chain.Extend(tokens)
-	r.conn = connector.Request{ID: seqID(seq), Chain: chain}
-	r.decodeSeed = decodeSeed(tokens)
+// newRequest makes the engine state of request a, whose prompt is
+// hashed: the request keeps no tokens (the chain's hashes are all it
+// needs, and generated tokens are a function of the decode seed).
+func newRequest(seq int, a arrival, arrivalMS float64) *request {
+	r := &request{userID: a.w.ID, arrivalMS: arrivalMS,
+		promptLen: a.promptLen, outputLen: max(1, a.w.OutputLength), decodeSeed: a.seed}
+	r.conn = connector.Request{ID: seqID(seq), Chain: a.chain}
 	return r
 }
 

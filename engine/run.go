@@ -19,9 +19,11 @@ const progressEvery = 200 * time.Millisecond
 // queue when the virtual clock reaches their arrival time; the clock
 // advances by each iteration's modelled cost and jumps over idle gaps, so
 // the replay runs as fast as the CPU allows. src is read as the replay
-// goes, one request ahead; a request's tokens are hashed into its chain
-// when it arrives and not kept, so the source may hand every request the
-// same token buffer (workload.FileSource.ReuseTokens). progress, when not
+// goes, on a goroutine of its own, a few dozen requests ahead of the
+// engine; each request's tokens are hashed into its chain as it is read
+// and not kept, so the source may hand every request the same token
+// buffer (workload.FileSource.ReuseTokens), and Each is called on that
+// goroutine, which Run waits for before it returns. progress, when not
 // nil, is called about every 200 ms of wall time and once at the end.
 //
 // A request that can never fit in the KV cache, or has an empty prompt,
@@ -30,17 +32,20 @@ const progressEvery = 200 * time.Millisecond
 // the pool, a broken invariant, or ctx (with the report so far, marked
 // Report.Interrupted).
 func Run(ctx context.Context, cfg Config, src workload.Source, progress func(Progress)) (Report, error) {
+	if cfg.Disagg.On() {
+		return runDisagg(ctx, cfg, src, progress)
+	}
 	start := time.Now()
 	c, err := newCluster(cfg)
 	if err != nil {
 		return Report{}, err
 	}
 	if cfg.MemoryLimit > 0 {
-		limit := memoryLimit(cfg.MemoryLimit, c.keptBytes(ctx, cfg.Pool))
+		limit := memoryLimit(cfg.MemoryLimit, keptBytes(ctx, cfg.Pool, c))
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(limit))
 		defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	}
-	in := newArrivals(src, cfg.Concurrency)
+	in := newArrivals(src, cfg.Concurrency, c.owners[0].cfg.Keys)
 	err = c.loop(ctx, in, progress)
 	in.stop()
 	if err == nil {
@@ -50,6 +55,11 @@ func Run(ctx context.Context, cfg Config, src workload.Source, progress func(Pro
 	first.stats.Flush()
 	rep := c.report(ctx, time.Since(start))
 	rep.Interrupted = errors.Is(err, context.Canceled)
+	if cfg.RemovePages {
+		var rerr error
+		rep.PoolKeysRemoved, rerr = c.removeWritten(ctx)
+		err = errors.Join(err, rerr)
+	}
 	if progress != nil {
 		progress(first.progress())
 	}
@@ -106,7 +116,7 @@ func (c *cluster) admitArrivals(ctx context.Context, in *arrivals) error {
 			first.nextArrivalMS = in.nextAt()
 			return nil
 		}
-		if _, _, err := c.arrive(ctx, w, at); err != nil {
+		if _, _, err := c.arriveHashed(ctx, w, at); err != nil {
 			return err
 		}
 	}
@@ -116,7 +126,12 @@ func (c *cluster) admitArrivals(ctx context.Context, in *arrivals) error {
 // the router picks, and returns them; a request that can never be served
 // fails at once (the request returned is nil).
 func (c *cluster) arrive(ctx context.Context, w workload.Request, atMS float64) (*engine, *request, error) {
-	r := c.owners[0].newArrival(w, atMS)
+	return c.arriveHashed(ctx, hashArrival(c.owners[0].cfg.Keys, w), atMS)
+}
+
+// arriveHashed is arrive of a request whose prompt is hashed.
+func (c *cluster) arriveHashed(ctx context.Context, a arrival, atMS float64) (*engine, *request, error) {
+	r := c.owners[0].newArrival(a, atMS)
 	if r == nil {
 		return nil, nil, nil
 	}
@@ -128,19 +143,20 @@ func (c *cluster) arrive(ctx context.Context, w workload.Request, atMS float64) 
 	return e, r, nil
 }
 
-// newArrival counts request w, arrived at atMS, and returns its engine
+// newArrival counts request a, arrived at atMS, and returns its engine
 // state; one that can never be served fails at once (nil). The owners
 // share the counters and the key recipe, so any owner makes it.
-func (e *engine) newArrival(w workload.Request, atMS float64) *request {
+func (e *engine) newArrival(a arrival, atMS float64) *request {
+	w := a.w
 	seq := int(e.counts.requests)
 	e.counts.requests++
-	e.counts.promptTokens += int64(len(w.Tokens))
+	e.counts.promptTokens += int64(a.promptLen)
 	if e.counts.requests == 1 {
 		e.counts.firstArrivalMS = atMS
 	}
-	need := ceilDiv(len(w.Tokens)+max(1, w.OutputLength), e.perBlock)
+	need := ceilDiv(a.promptLen+max(1, w.OutputLength), e.perBlock)
 	switch {
-	case len(w.Tokens) == 0:
+	case a.promptLen == 0:
 		e.fail(w.ID, errors.New("empty prompt"))
 		return nil
 	case e.cfg.Draft.Kind != connector.DraftNone && w.OutputLength > 1:
@@ -150,15 +166,13 @@ func (e *engine) newArrival(w workload.Request, atMS float64) *request {
 		return nil
 	case need > e.pages.blocks:
 		e.fail(w.ID, fmt.Errorf("needs %d KV blocks for %d prompt and %d output tokens, more than the %d of the GPU (raise --gpu-blocks)",
-			need, len(w.Tokens), w.OutputLength, e.pages.blocks))
+			need, a.promptLen, w.OutputLength, e.pages.blocks))
+		return nil
+	case a.err != nil:
+		e.fail(w.ID, a.err)
 		return nil
 	}
-	chain, err := e.cfg.Keys.NewChain(w.Scope())
-	if err != nil {
-		e.fail(w.ID, err)
-		return nil
-	}
-	return newRequest(seq, w.ID, w.Tokens, atMS, w.OutputLength, chain)
+	return newRequest(seq, a, atMS)
 }
 
 func (e *engine) fail(id string, err error) {

@@ -241,11 +241,16 @@ func (e *engine) removeRunning(r *request) {
 // beside the bounds of the admitted requests (always, without
 // SchedulerConfig.CompletionReservation).
 func (e *engine) canReserve(r *request) bool {
-	if !e.cfg.Scheduler.CompletionReservation || e.reserved+r.completionBound(e.perBlock) <= e.pages.blocks {
+	if e.boundFits(r) {
 		return true
 	}
 	e.counts.reservationWaits++
 	return false
+}
+
+// boundFits is canReserve without counting a wait.
+func (e *engine) boundFits(r *request) bool {
+	return !e.cfg.Scheduler.CompletionReservation || e.reserved+r.completionBound(e.perBlock) <= e.pages.blocks
 }
 
 // book records admitted request r's completion bound; unbook releases it.

@@ -22,38 +22,67 @@ func (e *engine) iteration(ctx context.Context) error { return stepOwners(ctx, [
 // With async loads, a pass that would be empty everywhere while loads are
 // in flight is skipped: the clock jumps to the next load's end or arrival.
 func stepOwners(ctx context.Context, owners []*engine) error {
-	busy, parked := false, false
+	busy, parked, err := prepareOwners(ctx, owners)
+	if err != nil {
+		return err
+	}
+	if !busy && parked {
+		return skipToNextEvent(ctx, owners)
+	}
+	cost, err := passOwners(ctx, owners)
+	if err != nil {
+		return err
+	}
+	first := owners[0]
+	if err := advanceTo(ctx, owners, int64((first.clock.ElapsedMS()+cost)*1e6)); err != nil {
+		return err
+	}
+	emitOwners(ctx, owners)
+	return nil
+}
+
+// prepareOwners prepares the next pass of every owner (prepare) and
+// reports whether any has a batch or finished requests to run a pass for,
+// and whether any has a request parked for an async load.
+func prepareOwners(ctx context.Context, owners []*engine) (busy, parked bool, err error) {
 	for _, e := range owners {
 		if err := e.prepare(ctx); err != nil {
-			return err
+			return false, false, err
 		}
 		busy = busy || len(e.batch) > 0 || len(e.finishing) > 0
 		parked = parked || len(e.async.parked) > 0
 	}
+	return busy, parked, nil
+}
+
+// passOwners runs the prepared pass of every owner and returns its
+// modelled time in milliseconds: the slowest owner's.
+func passOwners(ctx context.Context, owners []*engine) (float64, error) {
 	first := owners[0]
-	if !busy && parked {
-		return skipToNextEvent(ctx, owners)
-	}
 	first.counts.iterations++
 	var cost float64
 	prefill := first.balance.start(len(owners))
 	for i, e := range owners {
 		c, n, err := e.pass(ctx)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		cost, prefill[i] = max(cost, c), n
 	}
 	first.balance.add(prefill)
-	if err := advanceTo(ctx, owners, int64((first.clock.ElapsedMS()+cost)*1e6)); err != nil {
-		return err
-	}
+	return cost, nil
+}
+
+// emitOwners ends a pass once the clock reached its end: every owner
+// emits its tokens, then the statistics and the eviction step tick.
+func emitOwners(ctx context.Context, owners []*engine) {
 	for _, e := range owners {
 		e.emit()
 	}
+	first := owners[0]
 	first.stats.Tick()
+	first.sampleTimeline(ctx, false)
 	first.tickEviction()
-	return nil
 }
 
 // prepare confirms the last pass's saves, settles the async loads done by

@@ -17,17 +17,13 @@ import (
 // master after the same trace does.
 func probeAfter(ctx context.Context, st pool.Store, reqs []Prepared, opts SimOptions) (stats.Holes, error) {
 	var sum stats.Holes
-	l := opts.Keys.Layout
 	var ks []string
 	var status []int
 	for _, r := range reqs {
 		if err := ctx.Err(); err != nil {
 			return sum, err
 		}
-		ks = ks[:0]
-		for _, h := range r.Hashes {
-			ks = opts.Keys.AppendBlockKeys(ks, h)
-		}
+		ks = r.appendKeys(ks[:0], opts.Keys)
 		status = grow(status, len(ks))
 		for lo := 0; lo < len(ks); lo += DefaultChunkKeys {
 			hi := min(lo+DefaultChunkKeys, len(ks))
@@ -35,11 +31,11 @@ func probeAfter(ctx context.Context, st pool.Store, reqs []Prepared, opts SimOpt
 				return sum, fmt.Errorf("probing request %q after the replay: %w", r.ID, err)
 			}
 		}
-		present, err := stats.BlockPresence(status, l.PagesPerBlock())
+		present, err := stats.BlockPresence(status, opts.Keys.KeysPerBlock())
 		if err != nil {
 			return sum, err
 		}
-		rh := stats.AnalyzeCounts(present, l.TokensPerBlock)
+		rh := stats.AnalyzeCounts(present, opts.Keys.BlockTokens())
 		rh.PromptTokens = int64(r.PromptTokens)
 		sum.Add(rh)
 	}

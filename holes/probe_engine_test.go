@@ -64,3 +64,41 @@ func TestProbeDynamo(t *testing.T) {
 		t.Errorf("Probe(dynamo) error = %v, want one saying it keeps no pool", err)
 	}
 }
+
+// TestProbeVLLMChunks probes a pool vLLM's connector wrote with chunks of
+// two hash blocks: each chunk is stored under its last block's key only,
+// so the probe finds every chunk there, and none in a pool holding the
+// other blocks' keys.
+func TestProbeVLLMChunks(t *testing.T) {
+	seed := "0"
+	perBlock := keys.Settings{Engine: keys.EngineVLLM, Engines: keys.EngineOptions{HashSeed: &seed},
+		Layout: keys.Layout{TokensPerBlock: 2, World: 1, Ranks: []int{0}}, Namespace: keys.Namespace{ModelKey: "m"}}
+	chunked := perBlock
+	chunked.Engines.ChunkSize = 4
+	tokens := seq(14, 1) // 7 hash blocks: 3 full chunks and a partial one
+	blockKeys, _, err := perBlock.AppendLookupKeys(nil, keys.Scope{}, tokens)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		odd  int // stores the keys of the hash blocks with i%2 == odd
+		want string
+	}{{1, "###"}, {0, "..."}} {
+		var stored []string
+		for i, k := range blockKeys {
+			if i%2 == tt.odd {
+				stored = append(stored, k)
+			}
+		}
+		st, _ := mem.New(mem.Options{Capacity: 64 << 20, Segments: 1, ArenaSize: 1 << 20, Eviction: mem.EvictManual})
+		fill(t, st, stored)
+		rep, err := Probe(context.Background(), st, "mem", sliceSource{{ID: "r", Tokens: tokens}}, ProbeOptions{Keys: chunked})
+		st.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rep.Requests[0]; got.Map != tt.want || got.TokensPerBlock != 4 {
+			t.Errorf("Probe(chunks of 4, blocks %%2 == %d stored) = map %q, T %d; want %q, T 4", tt.odd, got.Map, got.TokensPerBlock, tt.want)
+		}
+	}
+}

@@ -45,18 +45,40 @@ type SimOptions struct {
 	// KeepMaps keeps each request's lookup, its block map included, in
 	// Run.Requests (for a hole map).
 	KeepMaps bool
+	// KeyBytes is the size of every key's value when Keys is an engine
+	// other than TensorRT-LLM (whose page sizes are its layer groups'):
+	// required for those.
+	KeyBytes int64
 }
 
 // DefaultPutBatch is the connector's default transfer_batch_size.
 const DefaultPutBatch = 64
 
 // Prepared is a request reduced to what the simulation needs: its arrival
-// time, prompt length and block hashes.
+// time, prompt length and full blocks' hashes: TensorRT-LLM's in Hashes,
+// another engine's (EngineBlock.Hash) in Blocks.
 type Prepared struct {
 	ID           string
 	ArrivalMS    int64
 	PromptTokens int
 	Hashes       []keys.Hash
+	Blocks       []string
+}
+
+// numBlocks is the number of the request's full blocks.
+func (r Prepared) numBlocks() int { return len(r.Hashes) + len(r.Blocks) }
+
+// appendKeys appends the pool keys of r's blocks under s, block by block
+// and s.KeysPerBlock() a block, as the engine's connector writes and looks
+// them up.
+func (r Prepared) appendKeys(dst []string, s keys.Settings) []string {
+	for _, h := range r.Hashes {
+		dst = s.AppendBlockKeys(dst, h)
+	}
+	for _, h := range r.Blocks {
+		dst = s.AppendLookupBlockKeys(dst, keys.EngineBlock{Hash: h})
+	}
+	return dst
 }
 
 // Run is one simulated capacity.
@@ -82,21 +104,42 @@ type Run struct {
 }
 
 // Prepare hashes every request of src once, so several capacities can be
-// simulated from the same chains.
+// simulated from the same chains: TensorRT-LLM's, or the full blocks of
+// another engine (keys.Settings.EngineBlocks), whose pool must have keys.
 func Prepare(ctx context.Context, src workload.Source, s keys.Settings) ([]Prepared, error) {
+	if !keys.EngineHasKeys(s.Engine) {
+		return nil, fmt.Errorf("%s keeps no pool: its blocks have no keys to replay", s.Engine)
+	}
 	var out []Prepared
 	err := src.Each(func(req workload.Request) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		h, err := s.Hashes(req.Scope(), req.Tokens)
+		p, err := prepare(s, req)
 		if err != nil {
 			return fmt.Errorf("request %q: %w", req.ID, err)
 		}
-		out = append(out, Prepared{ID: req.ID, ArrivalMS: req.ArrivalMS, PromptTokens: len(req.Tokens), Hashes: h})
+		out = append(out, p)
 		return nil
 	})
 	return out, err
+}
+
+// prepare hashes one request under s.
+func prepare(s keys.Settings, req workload.Request) (Prepared, error) {
+	p := Prepared{ID: req.ID, ArrivalMS: req.ArrivalMS, PromptTokens: len(req.Tokens)}
+	var err error
+	if s.IsTRTLLM() {
+		p.Hashes, err = s.Hashes(req.Scope(), req.Tokens)
+		return p, err
+	}
+	blocks, err := s.EngineBlocks(req.Scope(), req.Tokens)
+	for _, b := range blocks {
+		if b.End-b.Start == s.BlockTokens() {
+			p.Blocks = append(p.Blocks, b.Hash)
+		}
+	}
+	return p, err
 }
 
 // Sweep simulates every capacity, in parallel over the cores, and returns
@@ -132,6 +175,9 @@ func Sweep(ctx context.Context, reqs []Prepared, opts SimOptions, capacities []i
 func Simulate(ctx context.Context, reqs []Prepared, opts SimOptions, capacity int64) (Run, error) {
 	if opts.OpenPool == nil {
 		return Run{}, errors.New("simulating: no pool to simulate (SimOptions.OpenPool is nil)")
+	}
+	if !opts.Keys.IsTRTLLM() && opts.KeyBytes <= 0 {
+		return Run{}, fmt.Errorf("simulating %s: no size for its keys' values (SimOptions.KeyBytes)", opts.Keys.Engine)
 	}
 	clock := replay.NewClock()
 	st, err := opts.OpenPool(capacity, clock.Now)

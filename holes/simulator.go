@@ -51,13 +51,9 @@ func newSimulator(opts SimOptions, st pool.Store) (*simulator, error) {
 // pages its leasing exist finds absent. The holes are those of the
 // looked-up blocks.
 func (s *simulator) request(ctx context.Context, r Prepared) error {
-	l := s.opts.Keys.Layout
-	ppb := l.PagesPerBlock()
-	offer := keys.OfferableBlocks(r.PromptTokens, l.TokensPerBlock, len(r.Hashes))
-	s.keys = s.keys[:0]
-	for _, h := range r.Hashes {
-		s.keys = s.opts.Keys.AppendBlockKeys(s.keys, h)
-	}
+	T, ppb := s.opts.Keys.BlockTokens(), s.opts.Keys.KeysPerBlock()
+	offer := keys.OfferableBlocks(r.PromptTokens, T, r.numBlocks())
+	s.keys = r.appendKeys(s.keys[:0], s.opts.Keys)
 	cut := offer * ppb
 	s.status = grow(s.status, cut)
 	if err := s.exist.ExistLeasing(ctx, s.keys[:cut], s.status); err != nil {
@@ -67,9 +63,9 @@ func (s *simulator) request(ctx context.Context, r Prepared) error {
 	if err != nil {
 		return err
 	}
-	rh := stats.AnalyzeCounts(present, l.TokensPerBlock)
+	rh := stats.AnalyzeCounts(present, T)
 	rh.PromptTokens = int64(r.PromptTokens)
-	countRequest(&s.summary, r.PromptTokens, l.TokensPerBlock, rh)
+	countRequest(&s.summary, r.PromptTokens, T, rh)
 	if s.opts.KeepMaps {
 		rh.ID, rh.Map = r.ID, stats.HoleMap(present)
 		s.requests = append(s.requests, rh)
@@ -77,17 +73,17 @@ func (s *simulator) request(ctx context.Context, r Prepared) error {
 	// No local match is modelled: the lookup offers the hit, all of it
 	// is honoured, so the loads end at the hit.
 	hit := int(rh.HitBlocks)
-	return s.save(ctx, r.Hashes, connector.SaveStart(hit, hit))
+	return s.save(ctx, r, connector.SaveStart(hit, hit))
 }
 
-// save saves the pages of blocks [from, len(hashes)), which the request
+// save saves the pages of blocks [from, r.numBlocks()), which the request
 // computed, in batches of the connector's transfer_batch_size, as the
 // connector's _put does: each batch first runs the leasing exist on its
 // keys (present pages get their lease refreshed), then puts only the
 // absent ones. No eviction runs within a request: the master's eviction
 // thread runs at the clock's ticks, between requests.
-func (s *simulator) save(ctx context.Context, hashes []keys.Hash, from int) error {
-	s.pageItems(hashes, from)
+func (s *simulator) save(ctx context.Context, r Prepared, from int) error {
+	s.pageItems(r, from)
 	batch := s.opts.PutBatch
 	if batch <= 0 {
 		batch = DefaultPutBatch
@@ -101,18 +97,18 @@ func (s *simulator) save(ctx context.Context, hashes []keys.Hash, from int) erro
 }
 
 // pageItems fills s.items with the puts of the pages of blocks
-// [from, len(hashes)).
-func (s *simulator) pageItems(hashes []keys.Hash, from int) {
-	ppb := s.opts.Keys.Layout.PagesPerBlock()
-	sizes := pageSizes(s.opts.Keys.Layout)
+// [from, r.numBlocks()), whose keys are in s.keys.
+func (s *simulator) pageItems(r Prepared, from int) {
+	ppb := s.opts.Keys.KeysPerBlock()
+	sizes := keySizes(s.opts)
 	s.items = s.items[:0]
-	for b := from; b < len(hashes); b++ {
+	for b := from; b < r.numBlocks(); b++ {
 		opt := pool.PutOptions{}
 		if s.opts.SoftPinTTL > 0 {
 			opt.SoftPin, opt.SoftPinTTL = pool.SoftPinEnable, s.opts.SoftPinTTL
 		}
-		if s.opts.GroupBlocks {
-			opt.GroupID = s.opts.Keys.GroupKey(hashes[b])
+		if s.opts.GroupBlocks && b < len(r.Hashes) {
+			opt.GroupID = s.opts.Keys.GroupKey(r.Hashes[b])
 		}
 		for p := 0; p < ppb; p++ {
 			s.items = append(s.items, pool.PutItem{Key: s.keys[b*ppb+p], Size: sizes[p], Options: opt})
@@ -152,6 +148,20 @@ func (s *simulator) saveBatch(ctx context.Context, items []pool.PutItem) error {
 		}
 	}
 	return nil
+}
+
+// keySizes lists the size of each key's value of a block, in the order
+// of its keys: TensorRT-LLM's page sizes (pageSizes), or KeyBytes for
+// each key of another engine.
+func keySizes(opts SimOptions) []int64 {
+	if opts.Keys.IsTRTLLM() {
+		return pageSizes(opts.Keys.Layout)
+	}
+	sizes := make([]int64, opts.Keys.KeysPerBlock())
+	for i := range sizes {
+		sizes[i] = opts.KeyBytes
+	}
+	return sizes
 }
 
 // pageSizes lists the size of each page of a block, in AppendBlockKeys

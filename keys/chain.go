@@ -3,6 +3,7 @@ package keys
 import (
 	"encoding/binary"
 	"hash"
+	"slices"
 
 	"golang.org/x/crypto/blake2b"
 )
@@ -88,6 +89,16 @@ func (c *Chain) hashBlock() {
 	c.hashes = append(c.hashes, Hash(c.win[:HashSize]))
 	step := HashSize + 8*c.perBlock
 	c.fill = copy(c.win[HashSize:], c.win[step:])
+}
+
+// Grow makes room for blocks more block hashes, so that extending the
+// chain by that many blocks does not move its hashes: one allocation of
+// the right size instead of a doubling slice, when the caller knows how
+// many tokens will come.
+func (c *Chain) Grow(blocks int) {
+	if blocks > 0 {
+		c.hashes = slices.Grow(c.hashes, blocks)
+	}
 }
 
 // Seed returns the hash the chain starts from.

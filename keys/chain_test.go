@@ -202,3 +202,28 @@ func TestNewChainRefusesOutOfRange(t *testing.T) {
 		}
 	}
 }
+
+// TestChainGrow: a chain grown for its blocks hashes them as one that was
+// not, in one allocation that extending does not move.
+func TestChainGrow(t *testing.T) {
+	seed := Digest([]byte("grow"))
+	tokens := make([]int64, 100)
+	for i := range tokens {
+		tokens[i] = int64(i * 7)
+	}
+	grown, err := NewChain(seed, 8, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	grown.Grow(12)
+	grown.Extend(tokens[:50])
+	first := &grown.Hashes()[0]
+	grown.Extend(tokens[50:])
+	if got := &grown.Hashes()[0]; got != first {
+		t.Errorf("Grow(12) then Extend: the hashes moved, want them in place")
+	}
+	want := hexHashes(referenceChain(seed, tokens, 8, 2))
+	if diff := cmp.Diff(want, hexHashes(grown.Hashes())); diff != "" {
+		t.Errorf("Grow(12) then Extend: hashes differ from the reference (-want +got):\n%s", diff)
+	}
+}

@@ -31,5 +31,8 @@
 // SGLang HiCache's page hashes and keys, and Dynamo's KV-router block and
 // sequence hashes. EngineBlocks hashes a prompt under one of them and
 // AppendEngineKeys spells a block's pool keys; AppendLookupKeys spells the
-// keys a lookup of a prompt asks a pool for, under any engine.
+// keys a lookup of a prompt asks a pool for, under any engine;
+// HashEngineRequests is HashRequests' pipeline for their requests. Release
+// lines whose keys differ are named in EngineVersions and chosen by
+// EngineOptions.Version, never guessed.
 package keys

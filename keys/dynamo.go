@@ -36,10 +36,11 @@ func dynamoSalt(sc Scope) uint64 {
 	return salt
 }
 
-// sequenceSeed returns o.SequenceSeed, DynamoSequenceSeed when it is nil.
+// sequenceSeed returns o.SequenceSeed, else the seed of o.Version
+// (DynamoSequenceSeed for the router, the default).
 func (o EngineOptions) sequenceSeed() uint64 {
 	if o.SequenceSeed == nil {
-		return DynamoSequenceSeed
+		return dynamoVersionSeed(o.Version)
 	}
 	return *o.SequenceSeed
 }

@@ -62,18 +62,24 @@ type EngineBlock struct {
 // EngineOptions are the options of the engines other than TensorRT-LLM,
 // each read only by the engines it names.
 type EngineOptions struct {
+	// Version is the engine's release line whose keys these are
+	// (EngineVersions); empty means the engine's current one.
+	Version EngineVersion
 	// HashAlgo is vLLM's --prefix-caching-hash-algo, also LMCache's hash
 	// function; empty means HashSHA256, vLLM's default.
 	HashAlgo HashAlgo
 	// HashSeed is the server's PYTHONHASHSEED (vLLM, LMCache); nil is
 	// unset, which is refused: vLLM then seeds with random bytes.
 	HashSeed *string
-	// ChunkSize is LMCache's chunk_size; 0 means DefaultChunkSize.
+	// ChunkSize is LMCache's chunk_size (0: DefaultChunkSize), or the
+	// block_size of vLLM's MooncakeStoreConnector, a multiple of the hash
+	// block size T whose chunks are keyed by their last block's digest
+	// (0: T, one key per hash block).
 	ChunkSize int
 	// Eagle hashes SGLang pages of token pairs (EAGLE's bigram keys).
 	Eagle bool
 	// SequenceSeed is the seed of Dynamo's sequence hash; nil means
-	// DynamoSequenceSeed (the router's).
+	// the seed of Version (DynamoSequenceSeed, the router's, by default).
 	SequenceSeed *uint64
 	// MLA spells the pool keys of an MLA model (vLLM, SGLang).
 	MLA bool
@@ -83,7 +89,8 @@ type EngineOptions struct {
 	// PPRank, PCPRank, DCPRank and Group are spelled in vLLM's keys
 	// (PPRank also in SGLang's, with PPSize > 1).
 	PPRank, PCPRank, DCPRank, Group int
-	// PPSize is the pipeline-parallel size (SGLang keys; 0 or 1: none).
+	// PPSize is the pipeline-parallel size (0 or 1: none): spelled in
+	// SGLang's keys; a vLLM lookup asks for every pp rank's key.
 	PPSize int
 	// DType is spelled in LMCache keys; empty means "bfloat16".
 	DType string
@@ -129,7 +136,8 @@ func (s Settings) EngineBlocks(scope Scope, tokens []int64) ([]EngineBlock, erro
 	}
 	switch s.Engine {
 	case EngineVLLM:
-		return vllmBlocks(s.Engines, scope, T, tokens)
+		blocks, err := vllmBlocks(s.Engines, scope, T, tokens)
+		return vllmChunks(blocks, s.BlockTokens()/T), err
 	case EngineLMCache:
 		return lmcacheBlocks(s.Engines, tokens)
 	case EngineSGLang:
@@ -145,7 +153,8 @@ func (s Settings) EngineBlocks(scope Scope, tokens []int64) ([]EngineBlock, erro
 // function and a hash seed for vLLM and LMCache, and ranges.
 func (s Settings) validateEngine() error {
 	if s.Engine == "" || s.Engine == EngineTRTLLM {
-		return nil
+		_, err := LookupEngineVersion(s.Engine, s.Engines.Version)
+		return err
 	}
 	if _, err := ParseEngine(string(s.Engine)); err != nil {
 		return err
@@ -156,9 +165,12 @@ func (s Settings) validateEngine() error {
 	if s.Scheme != "" && s.Scheme != SchemeTRTLLM {
 		return fmt.Errorf("seed scheme %s is TensorRT-LLM's: %s has none", s.Scheme, s.Engine)
 	}
+	if err := s.validateVersion(); err != nil {
+		return err
+	}
 	o := s.Engines
-	if s.Engine == EngineSGLang && o.MLA && o.PPSize > 1 {
-		return errSGLangMLAPP
+	if s.Engine == EngineVLLM && s.Layout.TokensPerBlock > 0 && o.ChunkSize%s.Layout.TokensPerBlock != 0 {
+		return fmt.Errorf("vllm chunk size %d is not a multiple of the %d tokens per hash block", o.ChunkSize, s.Layout.TokensPerBlock)
 	}
 	if s.Engine == EngineVLLM || s.Engine == EngineLMCache {
 		if _, err := ParseHashAlgo(string(o.hashAlgo())); err != nil {

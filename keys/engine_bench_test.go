@@ -1,6 +1,9 @@
 package keys
 
-import "testing"
+import (
+	"context"
+	"testing"
+)
 
 // BenchmarkEngineBlocks hashes a 32,768-token prompt under each engine
 // (vLLM at block size 16, the others at their usual sizes), the blocks'
@@ -31,6 +34,57 @@ func BenchmarkEngineBlocks(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(b.N)*float64(len(tokens))/b.Elapsed().Seconds(), "tokens/s")
+		})
+	}
+}
+
+// BenchmarkEngineRequests hashes 256 prompts of 2,048 tokens under an
+// engine one after another (serial, how kvctl keys hashed them before)
+// and on HashEngineRequests' pipeline over the cores (pipeline), the path
+// TensorRT-LLM's requests take (docs/benchmarks.md).
+func BenchmarkEngineRequests(b *testing.B) {
+	seed := "0"
+	reqs := make([]Request, 256)
+	for i := range reqs {
+		reqs[i].Tokens = make([]int64, 2048)
+		for j := range reqs[i].Tokens {
+			reqs[i].Tokens[j] = int64((i+1)*(j+7919)) % 128000
+		}
+	}
+	source := func(yield func(Request) error) error {
+		for _, r := range reqs {
+			if err := yield(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	each := func(_ Request, blocks []EngineBlock) int { return len(blocks) }
+	for _, bc := range []struct {
+		name string
+		s    Settings
+	}{
+		{"vllm-sha256", vllmSettings("sha256", seed, 16)},
+		{"sglang", Settings{Engine: EngineSGLang, Layout: Layout{TokensPerBlock: 64}}},
+	} {
+		bc.s = engineSettings(bc.s)
+		b.Run(bc.name+"/serial", func(b *testing.B) {
+			for b.Loop() {
+				for _, r := range reqs {
+					if _, err := bc.s.EngineBlocks(r.Scope, r.Tokens); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(b.N)*float64(len(reqs)*2048)/b.Elapsed().Seconds(), "tokens/s")
+		})
+		b.Run(bc.name+"/pipeline", func(b *testing.B) {
+			for b.Loop() {
+				if err := HashEngineRequests(context.Background(), bc.s, 0, source, each, func(int) error { return nil }); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N)*float64(len(reqs)*2048)/b.Elapsed().Seconds(), "tokens/s")
 		})
 	}
 }

@@ -1,7 +1,6 @@
 package keys
 
 import (
-	"errors"
 	"path"
 	"strconv"
 	"strings"
@@ -47,10 +46,13 @@ func (s Settings) vllmReplication() int {
 }
 
 // appendVLLMKeys spells vLLM's MooncakeStoreConnector keys (vllm
-// distributed/kv_transfer/kv_connector/v1/mooncake/store/data.py):
+// distributed/kv_transfer/kv_connector/v1/mooncake/store/data.py:
+// PoolKey.build_prefix, build_key_string):
 //
 //	[<cache_prefix>@]<basename(model)>@tp_rank:<R>@pcp<P>@dcp<D>@pp_rank:<PP>@group:<G>@<hex digest>
 //
+// or, for version pr40900 (mooncake/mooncake_store_data.py:
+// PoolKey.to_string), the same without the cache prefix and @group:<G>.
 // R is tp_rank / f (vllmReplication); ranks that share R share one key.
 func (s Settings) appendVLLMKeys(dst []string, hash string) []string {
 	o, f := s.Engines, s.vllmReplication()
@@ -67,15 +69,15 @@ func (s Settings) appendVLLMKeys(dst []string, hash string) []string {
 		b.WriteString(path.Base(s.Namespace.ModelKey))
 		b.WriteString("@tp_rank:" + strconv.Itoa(r/f))
 		b.WriteString("@pcp" + strconv.Itoa(o.PCPRank) + "@dcp" + strconv.Itoa(o.DCPRank))
-		b.WriteString("@pp_rank:" + strconv.Itoa(o.PPRank) + "@group:" + strconv.Itoa(o.Group))
+		b.WriteString("@pp_rank:" + strconv.Itoa(o.PPRank))
+		if o.version(EngineVLLM) != VersionVLLMPR40900 {
+			b.WriteString("@group:" + strconv.Itoa(o.Group))
+		}
 		b.WriteString("@" + hash)
 		dst = append(dst, b.String())
 	}
 	return dst
 }
-
-// errSGLangMLAPP refuses SGLang MLA keys under pipeline parallelism.
-var errSGLangMLAPP = errors.New("SGLang's MLA keys under pipeline parallelism are not in the recipe kvctl has: give --pp-size 1")
 
 // sglangPrefix is the optional start of SGLang's keys: the backend tag
 // then the model with "/" spelled "-", each followed by "_".
@@ -91,12 +93,18 @@ func (s Settings) sglangPrefix() string {
 }
 
 // appendSGLangKeys spells SGLang HiCache's Mooncake keys of a page (sglang
-// srt/mem_cache/storage/mooncake_store/mooncake_store.py): an MHA model
+// srt/mem_cache/storage/mooncake_store/mooncake_store.py: MooncakeStore
+// __init__'s mha_suffix and mla_suffix, _get_mha_buffer_meta): an MHA model
 // stores <hash>_<tp>_k and <hash>_<tp>_v per TP rank (<hash>_<tp>_<pp>_k
-// with pipeline parallelism), an MLA model one <hash>__k for every rank.
+// with pipeline parallelism), an MLA model one <hash>_<mla_suffix>_k for
+// every rank, the suffix empty (<hash>__k) or, with pipeline parallelism,
+// the pp rank (<hash>_<pp>_k).
 func (s Settings) appendSGLangKeys(dst []string, hash string) []string {
 	p := s.sglangPrefix() + hash
 	if s.Engines.MLA {
+		if s.Engines.PPSize > 1 {
+			return append(dst, p+"_"+strconv.Itoa(s.Engines.PPRank)+"_k")
+		}
 		return append(dst, p+"__k")
 	}
 	for _, r := range s.Layout.Ranks {

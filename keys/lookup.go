@@ -3,11 +3,14 @@ package keys
 import "errors"
 
 // BlockTokens returns the tokens of a full block under s: LMCache's chunk
-// size, else T (vLLM's block_size, SGLang's page_size, Dynamo's
-// kv_block_size).
+// size, vLLM's connector chunk size when given, else T (vLLM's hash block
+// size, SGLang's page_size, Dynamo's kv_block_size).
 func (s Settings) BlockTokens() int {
-	if s.Engine == EngineLMCache {
+	switch {
+	case s.Engine == EngineLMCache:
 		return s.Engines.chunkSize()
+	case s.Engine == EngineVLLM && s.Engines.ChunkSize > 0:
+		return s.Engines.ChunkSize
 	}
 	return s.Layout.TokensPerBlock
 }
@@ -26,15 +29,31 @@ func (s Settings) KeysPerBlock() int {
 	if s.IsTRTLLM() {
 		return s.Layout.PagesPerBlock()
 	}
-	return len(s.AppendEngineKeys(nil, EngineBlock{}))
+	return len(s.AppendLookupBlockKeys(nil, EngineBlock{}))
+}
+
+// AppendLookupBlockKeys appends the keys a lookup asks for of one block of
+// an engine other than TensorRT-LLM, KeysPerBlock of them: the block's keys (AppendEngineKeys),
+// and for vLLM under pipeline parallelism every pp rank's (vllm
+// distributed/kv_transfer/kv_connector/v1/mooncake/store/worker.py:
+// MooncakeStoreWorker.lookup expands its keys over pp ranks 0..pp_size-1).
+func (s Settings) AppendLookupBlockKeys(dst []string, b EngineBlock) []string {
+	if s.Engine != EngineVLLM || s.Engines.PPSize <= 1 {
+		return s.AppendEngineKeys(dst, b)
+	}
+	for pp := range s.Engines.PPSize {
+		s.Engines.PPRank = pp
+		dst = s.AppendEngineKeys(dst, b)
+	}
+	return dst
 }
 
 // AppendLookupKeys appends the pool keys of a prompt's full blocks under
 // s, block by block and KeysPerBlock a block, as the engine's connector
 // looks a prompt up: a block is present only if every one of its keys
 // is (TensorRT-LLM: every layer group, shard and replicated page; SGLang:
-// every rank's _k and _v; vLLM: every rank its lookup asks for; LMCache:
-// every worker's chunk). LMCache's partial last chunk, which the
+// every rank's _k and _v; vLLM: every rank its lookup asks for, every pp
+// rank's with Engines.PPSize > 1; LMCache: every worker's chunk). LMCache's partial last chunk, which the
 // connector keys too, is left out: only full blocks count. It returns
 // the number of blocks.
 func (s Settings) AppendLookupKeys(dst []string, scope Scope, tokens []int64) ([]string, int, error) {
@@ -60,7 +79,7 @@ func (s Settings) AppendLookupKeys(dst []string, scope Scope, tokens []int64) ([
 		if b.End-b.Start != s.BlockTokens() {
 			break
 		}
-		dst = s.AppendEngineKeys(dst, b)
+		dst = s.AppendLookupBlockKeys(dst, b)
 		n++
 	}
 	return dst, n, nil

@@ -42,14 +42,30 @@ const requestWindow = 64
 // or emitted and yield returns ctx.Err(). No goroutine outlives the call.
 func HashRequests[R any](ctx context.Context, s Settings, workers int, source func(yield func(Request) error) error,
 	each func(Request, *Chain) R, emit func(R) error) error {
+	return hashStream(ctx, s, workers, source, func(b *hashBatch[R]) { b.hash(s, each) }, emit)
+}
+
+// HashEngineRequests is HashRequests for an engine other than
+// TensorRT-LLM: the same pipeline, each request's blocks computed by
+// EngineBlocks on a worker, where each turns them into a result. A
+// request EngineBlocks refuses stops the stream after the requests before
+// it were emitted.
+func HashEngineRequests[R any](ctx context.Context, s Settings, workers int, source func(yield func(Request) error) error,
+	each func(Request, []EngineBlock) R, emit func(R) error) error {
+	return hashStream(ctx, s, workers, source, func(b *hashBatch[R]) { b.hashEngine(s, each) }, emit)
+}
+
+// hashStream runs the pipeline of HashRequests with hash as each batch's
+// work.
+func hashStream[R any](ctx context.Context, s Settings, workers int, source func(yield func(Request) error) error,
+	hash func(*hashBatch[R]), emit func(R) error) error {
 	if err := s.Validate(); err != nil {
 		return err
 	}
 	if workers < 1 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	p := ordered.Start(ctx, workers, requestWindow,
-		func(b *hashBatch[R]) { b.hash(s, each) },
+	p := ordered.Start(ctx, workers, requestWindow, hash,
 		func(b *hashBatch[R]) error { return b.emit(ctx, emit) })
 	defer p.Stop()
 	in := &batcher[R]{ctx: ctx, p: p, b: &hashBatch[R]{}}
@@ -125,6 +141,20 @@ func (b *hashBatch[R]) hash(s Settings, each func(Request, *Chain) R) {
 	b.out = make([]R, len(chains))
 	for i, c := range chains {
 		b.out[i] = each(b.reqs[i], c)
+	}
+}
+
+// hashEngine computes the batch's requests' blocks under s.Engine and
+// builds their results, up to the first request EngineBlocks refuses.
+func (b *hashBatch[R]) hashEngine(s Settings, each func(Request, []EngineBlock) R) {
+	b.out = make([]R, 0, len(b.reqs))
+	for i, req := range b.reqs {
+		blocks, err := s.EngineBlocks(req.Scope, req.Tokens)
+		if err != nil {
+			b.err = fmt.Errorf("request %d (%q): %w", b.first+i+1, req.ID, err)
+			return
+		}
+		b.out = append(b.out, each(req, blocks))
 	}
 }
 

@@ -199,3 +199,57 @@ func BenchmarkHashRequests(b *testing.B) {
 	}
 	reportBlocks(b, len(reqs)*len(prompt), 32)
 }
+
+// HashEngineRequests gives each request the blocks EngineBlocks gives it,
+// in input order; a request EngineBlocks refuses (SGLang: a token outside
+// u32) stops the stream after every request before it was emitted.
+func TestHashEngineRequestsMatchesSequential(t *testing.T) {
+	seed := "0"
+	engines := []Settings{
+		engineSettings(vllmSettings("sha256", seed, 16)),
+		engineSettings(Settings{Engine: EngineSGLang, Layout: Layout{TokensPerBlock: 8}}),
+		engineSettings(Settings{Engine: EngineDynamo, Layout: Layout{TokensPerBlock: 4}}),
+	}
+	type blocksOf struct {
+		id     string
+		blocks []EngineBlock
+	}
+	each := func(r Request, b []EngineBlock) blocksOf { return blocksOf{r.ID, b} }
+	for _, s := range engines {
+		for _, workers := range []int{1, 3, 0} {
+			reqs := testRequests(3*requestBatch + 5)
+			var got []blocksOf
+			emit := func(b blocksOf) error { got = append(got, b); return nil }
+			if err := HashEngineRequests(context.Background(), s, workers, sliceSource(reqs), each, emit); err != nil {
+				t.Fatalf("HashEngineRequests(%s, %d workers) = %v", s.Engine, workers, err)
+			}
+			if len(got) != len(reqs) {
+				t.Fatalf("HashEngineRequests(%s, %d workers) emitted %d of %d", s.Engine, workers, len(got), len(reqs))
+			}
+			for i, r := range reqs {
+				want, err := s.EngineBlocks(r.Scope, r.Tokens)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got[i].id != r.ID || fmt.Sprint(got[i].blocks) != fmt.Sprint(want) {
+					t.Fatalf("HashEngineRequests(%s, %d workers) result %d = %s, want %s's blocks", s.Engine, workers, i, got[i].id, r.ID)
+				}
+			}
+		}
+	}
+	reqs := testRequests(40)
+	reqs[21].Tokens = append(reqs[21].Tokens, -1)
+	var emitted int
+	err := HashEngineRequests(context.Background(), engines[1], 2, sliceSource(reqs), each, func(blocksOf) error { emitted++; return nil })
+	if err == nil || emitted != 21 {
+		t.Errorf("HashEngineRequests(request 22 refused) = %v after %d emitted, want its error after 21", err, emitted)
+	}
+}
+
+// engineSettings gives s the one-rank layout and namespace of
+// validSettings, keeping its engine, options and T.
+func engineSettings(s Settings) Settings {
+	v := validSettings()
+	v.Engine, v.Engines, v.Layout.TokensPerBlock, v.Namespace.Name = s.Engine, s.Engines, s.Layout.TokensPerBlock, ""
+	return v
+}

@@ -157,6 +157,26 @@ func vllmBlocks(o EngineOptions, sc Scope, T int, tokens []int64) ([]EngineBlock
 	return out, nil
 }
 
+// vllmChunks keys the full chunks of n hash blocks each as vLLM's
+// MooncakeStoreConnector does (vllm distributed/kv_transfer/kv_connector/
+// v1/mooncake/store/data.py: chunk_hashes_for_block_size,
+// ChunkedTokenDatabase.process_tokens): the hashes chain, so the digest of
+// a chunk's last block names the whole chunk and its prefix. A trailing
+// partial chunk is left out: the connector saves full chunks only
+// (ReqMeta.from_request_tracker), so a lookup of it never hits.
+func vllmChunks(blocks []EngineBlock, n int) []EngineBlock {
+	if n <= 1 {
+		return blocks
+	}
+	out := make([]EngineBlock, 0, len(blocks)/n)
+	for i := n - 1; i < len(blocks); i += n {
+		b := blocks[i]
+		b.Start = blocks[i-n+1].Start
+		out = append(out, b)
+	}
+	return out
+}
+
 // digestBlock is a block whose hash is a digest, with its low 64 bits (the
 // last 8 bytes, big-endian) as the KV events' integer. Both strings share
 // one allocation.

@@ -47,6 +47,15 @@ type Sizer interface {
 	Sizes(ctx context.Context, keys []string, sizes []int64) error
 }
 
+// UsageReporter is implemented by backends that can say how full they are
+// at once, where Stat may walk every key: what a replay samples for its
+// timeline.
+type UsageReporter interface {
+	// Usage is the bytes the values hold and the pool's capacity, as
+	// Stat's UsedBytes and CapacityBytes.
+	Usage() (used, capacity int64)
+}
+
 // Locator is implemented by backends that can say where each present value
 // lives without reading it or granting a lease: what a Mooncake master's
 // replica descriptors carry (/batch_query_keys answers them).
@@ -145,4 +154,46 @@ type Reservation interface {
 	Commit()
 	// Abort frees every placed value, as if it had never been put.
 	Abort()
+}
+
+// BufferRegistrar is implemented by backends whose client can transfer
+// straight into and out of memory registered with it (Mooncake's
+// register_buffer): Get into, and Put from, buffers that lie inside a
+// registered region skip the backend's own staging, one copy less each
+// way. Other buffers work as before.
+type BufferRegistrar interface {
+	// RegisterBuffer registers b. The memory must stay allocated, and b
+	// must not be registered twice, until unregister is called; a call
+	// that uses b must not run while unregister does.
+	RegisterBuffer(b []byte) (unregister func() error, err error)
+}
+
+// TransportReporter is implemented by backends whose client moves values
+// with a transfer engine of its own (Mooncake's), to say what that engine
+// does, as far as the client library reports it.
+type TransportReporter interface {
+	Transport() Transport
+}
+
+// NotKnown is the value of a Transport field the client library does not
+// report: kvctl says so rather than guess.
+const NotKnown = "not known"
+
+// Transport is what a client's transfer engine does, as its library
+// reports it.
+type Transport struct {
+	// Protocol is the transport the client was set up with, and that its
+	// library accepted (tcp, rdma, ...).
+	Protocol string `json:"protocol"`
+	// Devices are the devices the transport was given (device_name), empty
+	// for none.
+	Devices string `json:"devices"`
+	// LocalHostname is the name the client's segment and buffers are
+	// known by to the other clients, as the library reports it, or
+	// NotKnown.
+	LocalHostname string `json:"local_hostname"`
+	// DeviceMemory says whether GPU memory can be registered with the
+	// transfer engine, so that values move GPU-direct: "yes", "no" or
+	// NotKnown.
+	DeviceMemory string `json:"device_memory"`
 }

@@ -15,23 +15,27 @@ import (
 	"github.com/kvctl/kvctl/pool/keylist"
 	"github.com/kvctl/kvctl/pool/mem"
 	"github.com/kvctl/kvctl/pool/mooncake"
+	"github.com/kvctl/kvctl/pool/mooncakestore"
 	"github.com/kvctl/kvctl/pool/redis"
 )
 
 // abilities maps each optional ability's name to its interface.
 var abilities = map[string]reflect.Type{
-	"Lister":         reflect.TypeFor[pool.Lister](),
-	"LeasingExister": reflect.TypeFor[pool.LeasingExister](),
-	"LeaseReporter":  reflect.TypeFor[pool.LeaseReporter](),
-	"Sizer":          reflect.TypeFor[pool.Sizer](),
-	"Locator":        reflect.TypeFor[pool.Locator](),
-	"Snapshotter":    reflect.TypeFor[pool.Snapshotter](),
-	"AllRemover":     reflect.TypeFor[pool.AllRemover](),
-	"ReadOnly":       reflect.TypeFor[pool.ReadOnly](),
-	"Evicter":        reflect.TypeFor[pool.Evicter](),
-	"ArenaHolder":    reflect.TypeFor[pool.ArenaHolder](),
-	"Viewer":         reflect.TypeFor[pool.Viewer](),
-	"Reserver":       reflect.TypeFor[pool.Reserver](),
+	"Lister":            reflect.TypeFor[pool.Lister](),
+	"LeasingExister":    reflect.TypeFor[pool.LeasingExister](),
+	"LeaseReporter":     reflect.TypeFor[pool.LeaseReporter](),
+	"Sizer":             reflect.TypeFor[pool.Sizer](),
+	"UsageReporter":     reflect.TypeFor[pool.UsageReporter](),
+	"Locator":           reflect.TypeFor[pool.Locator](),
+	"Snapshotter":       reflect.TypeFor[pool.Snapshotter](),
+	"AllRemover":        reflect.TypeFor[pool.AllRemover](),
+	"ReadOnly":          reflect.TypeFor[pool.ReadOnly](),
+	"Evicter":           reflect.TypeFor[pool.Evicter](),
+	"ArenaHolder":       reflect.TypeFor[pool.ArenaHolder](),
+	"Viewer":            reflect.TypeFor[pool.Viewer](),
+	"Reserver":          reflect.TypeFor[pool.Reserver](),
+	"BufferRegistrar":   reflect.TypeFor[pool.BufferRegistrar](),
+	"TransportReporter": reflect.TypeFor[pool.TransportReporter](),
 }
 
 // backendTypes are the backends' store types, in the doc table's order.
@@ -42,6 +46,7 @@ var backendTypes = []struct {
 	{"mem", reflect.TypeFor[*mem.Store]()},
 	{"redis", reflect.TypeFor[*redis.Store]()},
 	{"mooncake", reflect.TypeFor[*mooncake.Store]()},
+	{"mooncake-store", reflect.TypeFor[*mooncakestore.Store]()},
 	{"keylist", reflect.TypeFor[*keylist.Store]()},
 }
 

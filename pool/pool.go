@@ -30,6 +30,7 @@
 //	LeasingExister  Exist that grants leases (BatchExistKey)       yes                   yes
 //	LeaseReporter   lease length and each key's lease deadline     yes
 //	Sizer           value sizes without reading them               yes  yes              yes
+//	UsageReporter   used and capacity bytes without a Stat         yes
 //	Locator         values' segments and offsets, with no lease    yes
 //	Snapshotter     save to the snapshot file                      yes
 //	AllRemover      remove every object at once (RemoveAll)        yes                   yes
@@ -38,6 +39,8 @@
 //	ArenaHolder     values in host arenas a device can map         yes
 //	Viewer          values looked up in place (ViewBatch)          yes
 //	Reserver        values placed, written in place, committed     yes
+//	BufferRegistrar Get and Put in place in registered buffers                           yes
+//	TransportReporter what the client's transfer engine does                             yes
 //
 // Direct transfers need ArenaHolder with Viewer (loads) or Reserver (saves);
 // a replay's embedded pool needs Evicter to evict on the replay's clock.
@@ -157,4 +160,7 @@ type Stat struct {
 	// sentence each (e.g. a master that lost its metadata); callers show
 	// them, packages never print them.
 	Warnings []string `json:"warnings,omitempty"`
+	// Transport is what the client's transfer engine does, for backends
+	// that have one (TransportReporter); nil for the others.
+	Transport *Transport `json:"transport,omitempty"`
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -93,9 +94,14 @@ func (in *Input) decode(fields map[string]json.RawMessage, data []byte) error {
 	case cmd == "bench load" || cmd == "bench save":
 		in.Kind = BenchRuns
 		return in.decodeBench(data, runs)
+	case cmd == "serve" && runs:
+		return errors.New("a report draws one serve replay, not a pool-size sweep (serve --sweep)")
 	case cmd == "serve":
 		in.Kind, in.serve = Serve, &serveReport{}
-		return decodeInto(data, in.serve)
+		if err := decodeInto(data, in.serve); err != nil {
+			return err
+		}
+		return in.serve.validate()
 	default:
 		return fmt.Errorf("a report draws the outputs of holes, bench load|save and serve, not of %s", cmd)
 	}

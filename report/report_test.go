@@ -53,8 +53,11 @@ func TestReadErrors(t *testing.T) {
 		{"array.json", "array.json: not a kvctl -o json output of holes, bench or serve: it holds a JSON array, not an object"},
 		{"no_header.json", `no_header.json: not a kvctl -o json output of holes, bench or serve: no "kvctl" header object (it holds an object with fields pool, probe, requests, summary)`},
 		{"pool_stat.json", "pool_stat.json: output of kvctl v0.1.0 pool stat: a report draws the outputs of holes, bench load|save and serve, not of pool stat"},
+		{"serve_sweep.json", "serve_sweep.json: output of kvctl v0.1.0 serve: a report draws one serve replay, not a pool-size sweep (serve --sweep)"},
 		{"newer.json", "newer.json: written by kvctl v9.0.0 (holes) in output format 7; this kvctl reads formats 1 to 1"},
 		{"odd_header.json", `odd_header.json: the "kvctl" header is not kvctl's: "yes"`},
+		{"bad_timeline.json", "bad_timeline.json: output of kvctl v0.1.0 serve: timeline sample 1: at 1000 ms, want 2000 to 1e+12"},
+		{"bad_histogram.json", "bad_histogram.json: output of kvctl v0.1.0 serve: ttft_histogram: bad latency histogram: 10 buckets per decade, want 100"},
 	}
 	for _, tt := range tests {
 		b, err := os.ReadFile(filepath.Join("testdata", tt.file))
@@ -91,9 +94,9 @@ func TestWrite(t *testing.T) {
 	}
 	svgs := inlineSVGs(t, html)
 	// sweep; probe's map; simulation's map; bench sweep; bench run's
-	// phases; serve's CDF and phases.
-	if len(svgs) != 7 {
-		t.Errorf("the page has %d figures, want 7", len(svgs))
+	// phases; serve's timeline, CDFs and phases in one.
+	if len(svgs) != 6 {
+		t.Errorf("the page has %d figures, want 6", len(svgs))
 	}
 	for i, svg := range svgs {
 		if err := wellFormed(svg); err != nil {

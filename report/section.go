@@ -1,6 +1,7 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"html/template"
 	"strconv"
@@ -36,12 +37,17 @@ func (t *table) addRow(cells ...any) {
 	t.Rows = append(t.Rows, row)
 }
 
-// newSection draws in's figures and tables.
-func newSection(in Input) (section, error) {
+// Charts are the figures a report draws of in.
+func (in Input) Charts() ([]*chart.Chart, error) {
 	s := section{Input: in}
+	return s.draw()
+}
+
+// draw makes s's tables and returns its figures.
+func (s *section) draw() ([]*chart.Chart, error) {
 	var charts []*chart.Chart
 	var err error
-	switch in.Kind {
+	switch in := s.Input; in.Kind {
 	case HolesProbe:
 		charts, err = s.holesProbe(in.probe)
 	case HolesSimulation:
@@ -54,7 +60,17 @@ func newSection(in Input) (section, error) {
 		charts, err = s.serveReport(in.serve)
 	}
 	if err != nil {
-		return s, fmt.Errorf("%s: %w", in.Name, err)
+		return nil, fmt.Errorf("%s: %w", s.Input.Name, err)
+	}
+	return charts, nil
+}
+
+// newSection draws in's figures and tables.
+func newSection(in Input) (section, error) {
+	s := section{Input: in}
+	charts, err := s.draw()
+	if err != nil {
+		return s, err
 	}
 	for _, c := range charts {
 		var b strings.Builder
@@ -161,20 +177,15 @@ func (s *section) serveReport(r *serveReport) ([]*chart.Chart, error) {
 	t.addRow("ITL ms p50 / p90 / p99", fmt.Sprintf("%.2f / %.2f / %.2f", r.ITLMS.P50, r.ITLMS.P90, r.ITLMS.P99))
 	t.addRow("prefix holes", fmt.Sprintf("%d holes, %d blocks behind a hole", r.PrefixHoles.Holes, r.PrefixHoles.BehindHoleBlocks))
 	t.addRow("wall seconds", fixed(r.WallSeconds))
+	if n := len(r.Timeline); n > 0 {
+		t.addRow("timeline samples", fmt.Sprintf("%d, to %.1f modelled s", n, r.Timeline[n-1].AtMS/1000))
+	}
 	s.Tables = append(s.Tables, t)
-	var charts []*chart.Chart
-	if c, err := chart.LatencyCDF("TTFT and ITL (from the report's p50, p90, p99)",
-		distribution("TTFT", r.TTFTMS), distribution("ITL", r.ITLMS)); err == nil {
-		charts = append(charts, c)
+	c, err := serveChart(r.Series, r.TTFTMS, r.ITLMS, r.loadPhases())
+	if errors.Is(err, chart.ErrNothingToDraw) {
+		return nil, nil
 	}
-	if bar, ok := r.loadPhases(); ok {
-		c, err := chart.Phases("Pool loads: where the time went", bar)
-		if err != nil {
-			return nil, err
-		}
-		charts = append(charts, c)
-	}
-	return charts, nil
+	return []*chart.Chart{c}, err
 }
 
 func percent(f float64) string { return strconv.FormatFloat(100*f, 'f', 1, 64) + "%" }

@@ -116,6 +116,9 @@ type chatChoice struct {
 	Message      chatMessageOut `json:"message"`
 	Logprobs     *int           `json:"logprobs"` // always null
 	FinishReason *string        `json:"finish_reason"`
+	// DisaggregatedParams is a context server's answer to a context_only
+	// request.
+	DisaggregatedParams *DisaggParams `json:"disaggregated_params,omitempty"`
 }
 
 // chatCompletion is OpenAI's "chat.completion" object.

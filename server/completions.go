@@ -21,6 +21,8 @@ type completions struct {
 	model   string
 	metrics *metrics
 	seq     atomic.Int64
+	role    string
+	handoff KVHandoff
 }
 
 // handler answers the requests of endpoint e.
@@ -31,7 +33,11 @@ func (c *completions) handler(e *endpoint) http.HandlerFunc {
 		if !ok {
 			return
 		}
-		id := e.idPrefix + strconv.FormatInt(c.seq.Add(1), 10)
+		if !c.fetchKV(w, r, req) {
+			return
+		}
+		seq := c.seq.Add(1)
+		id := e.idPrefix + strconv.FormatInt(seq, 10)
 		stream, err := c.live.Submit(r.Context(), workload.Request{ID: id, Tokens: req.tokens, OutputLength: req.maxTokens})
 		if err != nil {
 			c.fail(w, err)
@@ -40,6 +46,7 @@ func (c *completions) handler(e *endpoint) http.HandlerFunc {
 		// nothing is written before the first tokens: a request that fails
 		// before them gets an error status, never a 200 with a cut stream
 		cur := newTokenCursor(r.Context(), stream, req.maxTokens)
+		cur.first = firstToken(req)
 		if err := cur.fill(); err != nil {
 			c.fail(w, err)
 			return
@@ -50,7 +57,7 @@ func (c *completions) handler(e *endpoint) http.HandlerFunc {
 			c.writeStream(w, e, head, cur, req.includeUsage)
 			return
 		}
-		c.writeWhole(w, e, head, cur)
+		c.writeWhole(w, e, head, cur, req, seq)
 	}
 }
 
@@ -69,6 +76,10 @@ func (c *completions) read(w http.ResponseWriter, r *http.Request, e *endpoint) 
 	}
 	if req.model != "" && req.model != c.model {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("the model %q does not exist; this server serves %q", req.model, c.model), "invalid_request_error")
+		return parsedRequest{}, false
+	}
+	if err := c.checkRole(&req); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error(), "invalid_request_error")
 		return parsedRequest{}, false
 	}
 	return req, true
@@ -96,15 +107,21 @@ func errorStatus(err error) (int, string) {
 }
 
 // writeWhole waits for the whole completion and answers it at once, with
-// its usage.
-func (c *completions) writeWhole(w http.ResponseWriter, e *endpoint, head header, cur *tokenCursor) {
+// its usage (and the disaggregated_params of a context_only request, its
+// KV held under seq).
+func (c *completions) writeWhole(w http.ResponseWriter, e *endpoint, head header, cur *tokenCursor, req parsedRequest, seq int64) {
 	all, err := cur.rest()
 	if err != nil {
 		c.fail(w, err)
 		return
 	}
+	p, err := c.contextParams(req, seq, all)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error(), "server_error")
+		return
+	}
 	u := c.usage(cur.s)
-	writeJSON(w, http.StatusOK, e.whole(head, Detokenize(all), &u))
+	writeJSON(w, http.StatusOK, e.whole(head, Detokenize(all), &u, p))
 }
 
 // writeStream streams the completion as server-sent events: e's opening

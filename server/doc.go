@@ -1,8 +1,9 @@
 // Package server is the HTTP front of `kvctl serve --single-rank` without
-// a trace: OpenAI-compatible completions and chat completions over the
-// live engine (engine.Live), Prometheus metrics, and the embedded pool's
-// Mooncake master admin API, so that `kvctl holes --pool mooncake://ADDR`
-// reads the pool of a running server.
+// a trace, and the disaggregated front of `kvctl serve --disagg-front`
+// (see Disaggregated serving): OpenAI-compatible completions and chat
+// completions over the live engine (engine.Live), Prometheus metrics, and
+// the embedded pool's Mooncake master admin API, so that `kvctl holes
+// --pool mooncake://ADDR` reads the pool of a running server.
 //
 // # Endpoints
 //
@@ -65,6 +66,36 @@
 // after its first chunk ends with a data: line holding such an error
 // object and no [DONE]. A client that disconnects cancels its request and
 // the engine frees it.
+//
+// # Disaggregated serving
+//
+// Shapes follow TensorRT-LLM's disaggregated OpenAI server
+// (tensorrt_llm/serve/openai_disagg_server.py and
+// openai_disagg_service.py, router.py). With Options.Role a server
+// answers the disaggregated_params of a request (DisaggParams):
+// RoleContext answers a context_only request, not streamed, with one
+// token and, in its choice, disaggregated_params holding request_type
+// context_only, first_gen_tokens (that token) and ctx_request_id (the
+// number of its id, cmpl-N or chatcmpl-N); RoleGeneration answers a
+// generation_only request, streamed or not, whose first token is
+// first_gen_tokens[0]. A server refuses (400) the request type of the
+// other role, and both without a role. Options.Handoff moves the KV
+// between them; today's PoolHandoff moves nothing: the generation
+// server's engine prefills the prompt again, loading from a shared pool
+// what the context server saved.
+//
+// NewFront and RunFront serve the front over such servers: each request
+// goes to a context server (routed round-robin or to the fewest in
+// flight) as context_only with max_tokens (a chat request's
+// max_completion_tokens) 1 and stream false, then, only when that
+// succeeded, to a generation server with the context server's
+// disaggregated_params as generation_only (ctx_info_endpoint set to the
+// context server's URL), whose answer or stream is relayed. The front
+// reads a relayed stream's first event before it sends a header: a
+// stream that fails before its first chunk is answered with an HTTP
+// error, never a 200 with a cut body. An upstream's error keeps its
+// status and body; a server that is down is 502, one that does not
+// answer within FrontOptions.LegTimeout 504, each naming the server.
 //
 // # Shutdown
 //

@@ -15,8 +15,9 @@ type endpoint struct {
 	idPrefix string
 	// parse reads and validates a request body.
 	parse func(body []byte) (parsedRequest, error)
-	// whole is the answer of a request that does not stream.
-	whole func(h header, text string, u *usage) any
+	// whole is the answer of a request that does not stream; p, when not
+	// nil, is its choice's disaggregated_params.
+	whole func(h header, text string, u *usage, p *DisaggParams) any
 	// opening, when not nil, is the first chunk of a stream.
 	opening func(h header) any
 	// chunk is a chunk of a stream holding text, the last with finish.
@@ -32,8 +33,8 @@ var finishLength = "length"
 var textCompletions = endpoint{
 	idPrefix: "cmpl-",
 	parse:    parseCompletionRequest,
-	whole: func(h header, text string, u *usage) any {
-		return completionOf(h, []choice{{Text: text, FinishReason: &finishLength}}, u)
+	whole: func(h header, text string, u *usage, p *DisaggParams) any {
+		return completionOf(h, []choice{{Text: text, FinishReason: &finishLength, DisaggregatedParams: p}}, u)
 	},
 	chunk: func(h header, text string, finish *string) any {
 		return completionOf(h, []choice{{Text: text, FinishReason: finish}}, nil)
@@ -49,10 +50,10 @@ func completionOf(h header, choices []choice, u *usage) completion {
 var chatCompletions = endpoint{
 	idPrefix: "chatcmpl-",
 	parse:    parseChatRequest,
-	whole: func(h header, text string, u *usage) any {
+	whole: func(h header, text string, u *usage, p *DisaggParams) any {
 		msg := chatMessageOut{Role: "assistant", Content: text}
 		return chatCompletion{ID: h.ID, Object: "chat.completion", Created: h.Created, Model: h.Model,
-			Choices: []chatChoice{{Message: msg, FinishReason: &finishLength}}, Usage: u}
+			Choices: []chatChoice{{Message: msg, FinishReason: &finishLength, DisaggregatedParams: p}}, Usage: u}
 	},
 	opening: func(h header) any {
 		empty := ""

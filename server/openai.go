@@ -23,6 +23,7 @@ type requestCommon struct {
 	StreamOptions *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
+	DisaggregatedParams json.RawMessage `json:"disaggregated_params"`
 }
 
 // parsed validates the shared fields and returns the request with tokens.
@@ -35,7 +36,9 @@ func (r requestCommon) parsed(tokens []int64, maxTokens *int) (parsedRequest, er
 		return parsedRequest{}, fmt.Errorf("max_tokens %d: want at least 1", p.maxTokens)
 	}
 	p.includeUsage = r.StreamOptions != nil && r.StreamOptions.IncludeUsage
-	return p, nil
+	var err error
+	p.disagg, err = parseDisaggParams(r.DisaggregatedParams)
+	return p, err
 }
 
 // completionRequest is the subset of an OpenAI completion request the
@@ -52,6 +55,7 @@ type parsedRequest struct {
 	maxTokens    int
 	stream       bool
 	includeUsage bool
+	disagg       *DisaggParams // nil: a plain request
 }
 
 // parseCompletionRequest reads and validates a completion request body.
@@ -132,6 +136,9 @@ type choice struct {
 	Index        int     `json:"index"`
 	Logprobs     *int    `json:"logprobs"` // always null
 	FinishReason *string `json:"finish_reason"`
+	// DisaggregatedParams is a context server's answer to a context_only
+	// request (TensorRT-LLM's CompletionResponseChoice has it too).
+	DisaggregatedParams *DisaggParams `json:"disaggregated_params,omitempty"`
 }
 
 // completion is a completion, or a chunk of a streamed one (the same

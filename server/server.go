@@ -48,6 +48,14 @@ type Options struct {
 	// ShutdownTimeout bounds the wait for requests in flight on shutdown;
 	// default DefaultShutdownTimeout.
 	ShutdownTimeout time.Duration
+	// Role is the server's role in a disaggregated deployment:
+	// RoleContext answers context_only requests, RoleGeneration
+	// generation_only ones; "" answers neither. Every role answers plain
+	// requests.
+	Role string
+	// Handoff moves the KV of disaggregated requests between the roles;
+	// default PoolHandoff.
+	Handoff KVHandoff
 	// Logf, when not nil, receives log lines (shutdown, engine failure).
 	Logf func(format string, args ...any)
 	// Ready, when not nil, is called with the bound address once the
@@ -65,6 +73,9 @@ func (o *Options) setDefaults() {
 	if o.Logf == nil {
 		o.Logf = func(string, ...any) {}
 	}
+	if o.Handoff == nil {
+		o.Handoff = PoolHandoff{}
+	}
 }
 
 // Run serves until ctx ends (it returns nil then, after a graceful
@@ -80,6 +91,9 @@ func Run(ctx context.Context, opts Options) (err error) {
 		}
 	}()
 	opts.setDefaults()
+	if opts.Role != "" && opts.Role != RoleContext && opts.Role != RoleGeneration {
+		return fmt.Errorf("server: role %q: want %s or %s", opts.Role, RoleContext, RoleGeneration)
+	}
 	cfg := opts.Engine
 	cfg.Pool = opts.Pool
 	live, err := engine.NewLive(cfg, engine.LiveOptions{RealTime: opts.RealTime})
@@ -114,7 +128,7 @@ func serve(ctx context.Context, ln net.Listener, live *engine.Live, opts Options
 		err = fmt.Errorf("server: %w", err)
 	case <-live.Done():
 	}
-	shutdown(srv, opts)
+	shutdown(srv, opts.ShutdownTimeout, opts.Logf)
 	stopEngine()
 	if eerr := <-engineErr; eerr != nil {
 		opts.Logf("engine stopped: %v", eerr)
@@ -125,11 +139,11 @@ func serve(ctx context.Context, ln net.Listener, live *engine.Live, opts Options
 
 // shutdown stops accepting, waits up to the timeout for the handlers in
 // flight and closes the connections left (their requests are cancelled).
-func shutdown(srv *http.Server, opts Options) {
-	ctx, cancel := context.WithTimeout(context.Background(), opts.ShutdownTimeout)
+func shutdown(srv *http.Server, timeout time.Duration, logf func(string, ...any)) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	if err := srv.Shutdown(ctx); err != nil {
-		opts.Logf("shutdown: %v; closing the connections left", err)
+		logf("shutdown: %v; closing the connections left", err)
 		srv.Close()
 	}
 }
@@ -148,7 +162,7 @@ var adminWritePaths = []string{"/query_key"}
 // newHandler routes the server's endpoints.
 func newHandler(live *engine.Live, opts Options) http.Handler {
 	mux := http.NewServeMux()
-	c := &completions{live: live, model: opts.ModelName, metrics: newMetrics(live, opts.Pool)}
+	c := &completions{live: live, model: opts.ModelName, metrics: newMetrics(live, opts.Pool), role: opts.Role, handoff: opts.Handoff}
 	keyed := func(h http.Handler) http.Handler { return requireKey(opts.APIKey, h) }
 	mux.Handle("POST /v1/completions", keyed(c.handler(&textCompletions)))
 	mux.Handle("POST /v1/chat/completions", keyed(c.handler(&chatCompletions)))

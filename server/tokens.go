@@ -18,6 +18,7 @@ type tokenCursor struct {
 	buf     []int64
 	done    bool
 	taken   int
+	first   *int64 // when not nil, handed out instead of the first token
 }
 
 func newTokenCursor(ctx context.Context, s *engine.LiveStream, want int) *tokenCursor {
@@ -46,6 +47,9 @@ func (c *tokenCursor) next() (tokens []int64, last bool, err error) {
 		}
 	}
 	tok := c.pending[:1]
+	if c.taken == 0 && c.first != nil {
+		tok = []int64{*c.first}
+	}
 	c.pending = c.pending[1:]
 	c.taken++
 	return tok, c.done && len(c.pending) == 0, nil
@@ -65,5 +69,9 @@ func (c *tokenCursor) rest() ([]int64, error) {
 	}
 	all := c.pending
 	c.pending = nil
+	if c.taken == 0 && c.first != nil && len(all) > 0 {
+		all = append([]int64{*c.first}, all[1:]...)
+	}
+	c.taken += len(all)
 	return all, nil
 }

@@ -2,8 +2,11 @@
 // prefix-hole statistics of pool lookups (Analyze, Holes, HolesRecorder),
 // transfer statistics of loads and saves with per-phase wall and CPU times
 // (Load, LoadRecorder, PhaseTimer), periodic log lines and their parser
-// (HolesLine, LoadLine, Interval, ParseLine, ParseLog), and Prometheus
-// collectors (NewHolesCollector, NewLoadCollector, NewPoolCollector).
+// (HolesLine, LoadLine, Interval, ParseLine, ParseLog), Prometheus
+// collectors (NewHolesCollector, NewLoadCollector, NewPoolCollector), and
+// the series a replay's figures draw, each bounded in size however long
+// the replay: the pool's hit rate and occupancy over modelled time
+// (Timeline) and latency distributions (LatencyHistogram).
 //
 // # Pool metrics
 //

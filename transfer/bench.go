@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kvctl/kvctl/cuda"
+	"github.com/kvctl/kvctl/pool"
 	"github.com/kvctl/kvctl/stats"
 )
 
@@ -116,6 +117,13 @@ type BenchResult struct {
 	Failed  int `json:"failed"`
 	// Verify is "ok", "skipped", or what differed.
 	Verify string `json:"verify"`
+	// PoolTransport is what the pool client's transfer engine does, for
+	// a pool that says (pool.TransportReporter, a mooncake-store://
+	// pool); StagingRegistered says the staging was registered with the
+	// pool (pool.BufferRegistrar), so that its calls move values straight
+	// into and out of it.
+	PoolTransport     *pool.Transport `json:"pool_transport,omitempty"`
+	StagingRegistered bool            `json:"staging_registered,omitempty"`
 }
 
 // ErrVerifyFailed is wrapped by Bench's error when verification failed
@@ -192,6 +200,12 @@ func newBenchResult(o BenchOptions) BenchResult {
 		workers = r.Workers
 	}
 	r.Parallel = Options{Parallel: o.Parallel}.parallelFor(workers)
+	if t, ok := o.Pool.(pool.TransportReporter); ok {
+		tr := t.Transport()
+		r.PoolTransport = &tr
+	}
+	_, registers := o.Pool.(pool.BufferRegistrar)
+	r.StagingRegistered = registers && !o.Direct
 	return r
 }
 

@@ -45,7 +45,10 @@
 // split into store calls of at most slots pages, about four per crew
 // thread and at least MinCallBytes each (one call per batch with a crew
 // of one): the calls make the copies between the pool's values and
-// staging, so the crew's size is the number of threads copying. The
+// staging, so the crew's size is the number of threads copying. A pool
+// that takes buffer registrations (pool.BufferRegistrar, a Mooncake
+// Store's register_buffer) gets the staging registered while the lane
+// lives, so its calls move values straight into and out of it. The
 // store must be safe for concurrent use.
 //
 // # Loads

@@ -17,8 +17,11 @@ type lane struct {
 	stream cuda.Stream
 	copier *cuda.Copier
 	stage  *staging
-	arenas *arenaMap
-	crew   *crew.Crew
+	// unregister undoes the staging's registration with the pool
+	// (pool.BufferRegistrar), when the pool took it.
+	unregister func() error
+	arenas     *arenaMap
+	crew       *crew.Crew
 	// threads is the crew's size, the goroutine waiting for a task
 	// included (Options.Parallel).
 	threads int
@@ -65,6 +68,9 @@ func (l *lane) open() error {
 		if l.stage, err = newStaging(l.o.Device, l.geo); err != nil {
 			return err
 		}
+		if l.unregister, err = registerStaging(l.o.Pool, l.stage); err != nil {
+			return err
+		}
 	}
 	for b := range l.geo.Buffers {
 		s, err := newSlotSet(l.o.Device, b, l.o.Stats != nil)
@@ -92,6 +98,9 @@ func (l *lane) close() error {
 	}
 	if l.copier != nil {
 		errs = append(errs, l.copier.Close())
+	}
+	if l.unregister != nil {
+		errs = append(errs, l.unregister())
 	}
 	errs = append(errs, l.stage.close())
 	l.crew.Close()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/kvctl/kvctl/cuda"
+	"github.com/kvctl/kvctl/pool"
 )
 
 // staging is pinned host memory cut into buffers of equal size, one per
@@ -28,6 +29,22 @@ func newStaging(dev cuda.Device, g Geometry) (*staging, error) {
 	}
 	clear(mem.Bytes())
 	return &staging{mem: mem, buffers: buffers, bufferBytes: g.AllocBytes()}, nil
+}
+
+// registerStaging registers the staging with store when it can take it
+// (pool.BufferRegistrar), so that the store's Get and Put move values
+// straight between it and the pool, without a staging copy of the store's
+// own; it returns the function that undoes it, or nil.
+func registerStaging(store pool.Store, s *staging) (func() error, error) {
+	r, ok := store.(pool.BufferRegistrar)
+	if !ok {
+		return nil, nil
+	}
+	unregister, err := r.RegisterBuffer(s.mem.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("registering %d bytes of staging with the pool: %w", len(s.mem.Bytes()), err)
+	}
+	return unregister, nil
 }
 
 // bytes returns the n bytes at offset off of buffer b.

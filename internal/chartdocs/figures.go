@@ -9,7 +9,7 @@ import (
 
 	"github.com/kvctl/kvctl/chart"
 	"github.com/kvctl/kvctl/holes"
-	"github.com/kvctl/kvctl/stats"
+	"github.com/kvctl/kvctl/report"
 	"github.com/kvctl/kvctl/transfer"
 )
 
@@ -42,22 +42,17 @@ func figures(dir string) ([]figure, error) {
 		Runs []transfer.BenchResult `json:"runs"`
 	}
 	var probe holes.Report
-	var samples []chart.Sample
-	for name, v := range map[string]any{"holes_sweep.json": &sweep, "bench_sweep.json": &bench,
-		"holes_probe.json": &probe, "serve_timeline.json": &samples} {
+	for name, v := range map[string]any{"holes_sweep.json": &sweep, "bench_sweep.json": &bench, "holes_probe.json": &probe} {
 		if err := readJSON(filepath.Join(dir, name), v); err != nil {
 			return nil, err
 		}
-	}
-	rep, err := readServe(filepath.Join(dir, "serve.json"))
-	if err != nil {
-		return nil, err
 	}
 	return []figure{
 		{"chart-capacity-sweep.png", func() (*chart.Chart, error) { return chart.CapacitySweep(sweep.Runs, sweep.IdealReuse) }},
 		{"chart-bench-sweep.png", func() (*chart.Chart, error) { return chart.BenchSweep(bench.Runs) }},
 		{"chart-hole-map.png", func() (*chart.Chart, error) { return chart.HoleMap(probe.Requests) }},
-		{"chart-serve.png", func() (*chart.Chart, error) { return chart.Serve(samples, rep.latencies(), rep.phases()) }},
+		{"chart-serve.png", func() (*chart.Chart, error) { return reportChart(filepath.Join(dir, "serve.json")) }},
+		{"chart-bench-phases.png", func() (*chart.Chart, error) { return reportChart(filepath.Join(dir, "bench_run.json")) }},
 	}, nil
 }
 
@@ -72,41 +67,23 @@ func readJSON(path string, v any) error {
 	return nil
 }
 
-// serveJSON is what the serve figure reads of serve's JSON.
-type serveJSON struct {
-	TTFT percentiles `json:"ttft_ms"`
-	ITL  percentiles `json:"itl_ms"`
-	Load struct {
-		Phases map[string]struct {
-			WallMS float64 `json:"wall_ms"`
-		} `json:"phases"`
-	} `json:"load"`
-}
-
-type percentiles struct {
-	P50 float64 `json:"p50"`
-	P90 float64 `json:"p90"`
-	P99 float64 `json:"p99"`
-}
-
-func readServe(path string) (serveJSON, error) {
-	var s serveJSON
-	return s, readJSON(path, &s)
-}
-
-func (s serveJSON) latencies() []chart.Distribution {
-	d := func(name string, p percentiles) chart.Distribution {
-		return chart.Distribution{Name: name, Quantiles: []chart.Quantile{{P: 0.5, MS: p.P50}, {P: 0.9, MS: p.P90}, {P: 0.99, MS: p.P99}}}
+// reportChart is the one figure a report draws of the output at path: of
+// serve's, the same as serve --plot draws of the replay.
+func reportChart(path string) (*chart.Chart, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
 	}
-	return []chart.Distribution{d("TTFT", s.TTFT), d("ITL", s.ITL)}
-}
-
-func (s serveJSON) phases() chart.Bar {
-	bar := chart.Bar{Label: "load"}
-	for _, p := range stats.LoadPhases {
-		if ph, ok := s.Load.Phases[p.String()]; ok {
-			bar.Parts = append(bar.Parts, chart.Part{Name: p.String(), MS: ph.WallMS})
-		}
+	in, err := report.Read(path, b)
+	if err != nil {
+		return nil, err
 	}
-	return bar
+	charts, err := in.Charts()
+	if err != nil {
+		return nil, err
+	}
+	if len(charts) != 1 {
+		return nil, fmt.Errorf("%s: %d figures, want one", path, len(charts))
+	}
+	return charts[0], nil
 }

@@ -26,18 +26,23 @@ import "github.com/puzpuzpuz/xsync/v4"
 // goroutine holds two segment locks. The index's bucket locks are held
 // only inside its calls.
 
-// The index is sized at open for one key per indexBytesPerKey of capacity,
-// at most maxIndexPresize keys (about 2 MiB of table). It grows past that
-// as keys arrive and never shrinks, so that removals and eviction do not
-// make it resize again and again.
+// The index is sized at open for Options.IndexKeys keys when set, else for
+// one key per indexBytesPerKey of capacity, at most maxIndexPresize keys
+// (about 2 MiB of table). It grows past that as keys arrive and never
+// shrinks, so that removals and eviction do not make it resize again and
+// again.
 const (
 	indexBytesPerKey = 1 << 20
 	maxIndexPresize  = 1 << 16
 )
 
-// newIndex makes the index of a store of capacity bytes.
-func newIndex(capacity int64) *xsync.Map[string, *object] {
+// newIndex makes the index of a store of capacity bytes that expects
+// keys keys (0: not known).
+func newIndex(capacity, keys int64) *xsync.Map[string, *object] {
 	hint := int(min(capacity/indexBytesPerKey, maxIndexPresize))
+	if keys > 0 {
+		hint = int(keys)
+	}
 	return xsync.NewMap[string, *object](xsync.WithPresize(hint), xsync.WithGrowOnly())
 }
 

@@ -211,3 +211,32 @@ func sizesOf(keys []string, n int64) map[string]int64 {
 	}
 	return m
 }
+
+// TestIndexKeys: Options.IndexKeys sizes the index at open for that many
+// keys; out of range, New refuses it.
+func TestIndexKeys(t *testing.T) {
+	tests := []struct {
+		keys        int64
+		wantAtLeast int // keys the root table holds below its load factor
+	}{
+		{0, 0},
+		{100_000, 100_000},
+		{3_000_000, 3_000_000},
+	}
+	for _, tt := range tests {
+		s, err := New(Options{Capacity: 64 << 20, IndexKeys: tt.keys, Eviction: EvictManual})
+		if err != nil {
+			t.Fatalf("New(IndexKeys %d) = %v", tt.keys, err)
+		}
+		// xsync's buckets hold 5 entries each and grow above 3/4 full.
+		if got := s.index.Stats().RootBuckets * 5 * 3 / 4; got < tt.wantAtLeast || got > 2*tt.wantAtLeast+1000 {
+			t.Errorf("New(IndexKeys %d): index holds %d keys without growing, want %d to %d", tt.keys, got, tt.wantAtLeast, 2*tt.wantAtLeast+1000)
+		}
+		s.Close()
+	}
+	for _, keys := range []int64{-1, MaxIndexKeys + 1} {
+		if _, err := New(Options{Capacity: 64 << 20, IndexKeys: keys}); err == nil {
+			t.Errorf("New(IndexKeys %d) = nil error, want one", keys)
+		}
+	}
+}

@@ -26,6 +26,8 @@ const (
 	MaxKeyLen = 64 << 10
 	// Granule is the allocation unit: object sizes are rounded up to it.
 	Granule = 64
+	// MaxIndexKeys is the largest Options.IndexKeys a store accepts.
+	MaxIndexKeys = 1 << 32
 )
 
 // EvictionMode says who runs the eviction step.
@@ -101,6 +103,12 @@ type Options struct {
 	SnapshotPath string
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// IndexKeys, when positive, is how many keys the index is sized for
+	// when the store opens, at most MaxIndexKeys; it grows past them as
+	// keys arrive. Zero sizes it from Capacity, for few keys. A caller
+	// that knows about how many keys it will store saves the index the
+	// work and the garbage of growing (a table of about 21 bytes per key).
+	IndexKeys int64
 	// Seed seeds the store's random draws: the start shard of each
 	// leasing batch's walk and of eviction's second pass, which the master
 	// draws at random. A store replaying the same calls with the same seed
@@ -166,6 +174,8 @@ func (o Options) validate() error {
 		return fmt.Errorf("zero high watermark with high watermark %v", o.HighWatermark)
 	case o.ZeroEvictionRatio && o.EvictionRatio != 0:
 		return fmt.Errorf("zero eviction ratio with eviction ratio %v", o.EvictionRatio)
+	case o.IndexKeys < 0 || o.IndexKeys > MaxIndexKeys:
+		return fmt.Errorf("index keys %d is outside [0, %d]", o.IndexKeys, int64(MaxIndexKeys))
 	case o.Eviction != EvictBackground && o.Eviction != EvictManual:
 		return fmt.Errorf("unknown eviction mode %d", int(o.Eviction))
 	}

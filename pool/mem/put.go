@@ -164,6 +164,7 @@ func (s *Store) putEnd(o *object, opts *pool.PutOptions, now int64, seq uint64) 
 			ttl = s.opts.SoftPinTTL
 		}
 		o.extras().softPinUntil = now + int64(ttl)
+		s.softPins.Store(true)
 	}
 	if opts.GroupID != "" {
 		s.join(o, opts.GroupID)

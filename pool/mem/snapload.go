@@ -209,6 +209,7 @@ func (s *Store) decodeObject(r *snapReader) (o *object, groupID string, err erro
 	flags := r.u8()
 	if flags&objSoftPin != 0 {
 		o.extras().softPinUntil = r.i64()
+		s.softPins.Store(true)
 	}
 	if flags&objGroup != 0 {
 		groupID = r.str("group id")

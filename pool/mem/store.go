@@ -74,6 +74,7 @@ type Store struct {
 	published    atomic.Int64
 	used         atomic.Int64 // the objects' sizes: the segments' held bytes
 	needEviction atomic.Bool
+	softPins     atomic.Bool   // an object was soft-pinned since the store opened
 	draws        atomic.Uint64 // random start shards drawn (lease.go)
 	lastGrant    atomic.Int64  // the latest lease deadline granted (lease.go)
 
@@ -90,7 +91,7 @@ func New(opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mem pool: %w", err)
 	}
-	s := &Store{opts: o, address: addressOf(o), index: newIndex(o.Capacity), groups: map[string]*group{}}
+	s := &Store{opts: o, address: addressOf(o), index: newIndex(o.Capacity, o.IndexKeys), groups: map[string]*group{}}
 	for i := range o.Segments {
 		g := newSegment(fmt.Sprintf("mem-%d", i), o.segmentCapacity(i), o.ArenaSize, o.MetadataOnly)
 		s.segs = append(s.segs, g)
@@ -174,7 +175,8 @@ func (s *Store) begin(ctx context.Context, op string, keys, results int) error {
 func (s *Store) nowNanos() int64 { return s.opts.Now().UnixNano() }
 
 // Stat reports the pool's occupancy and counters. SoftPinnedKeys counts
-// published objects whose soft pin is still active.
+// published objects whose soft pin is still active; it walks every object
+// once any was soft-pinned.
 func (s *Store) Stat(ctx context.Context) (pool.Stat, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -194,11 +196,13 @@ func (s *Store) Stat(ctx context.Context) (pool.Stat, error) {
 		PutsExisting:      s.count.PutsExisting.Load(),
 		AllocationFailure: s.count.AllocationFailure.Load(),
 	}
-	s.forEachObject(func(o *object) {
-		if o.published() && softPinned(o, now) {
-			st.SoftPinnedKeys++
-		}
-	})
+	if s.softPins.Load() { // else spare the walk of every object
+		s.forEachObject(func(o *object) {
+			if o.published() && softPinned(o, now) {
+				st.SoftPinnedKeys++
+			}
+		})
+	}
 	for _, g := range s.segs {
 		g.mu.Lock()
 		st.Segments = append(st.Segments, pool.Segment{Name: g.name, CapacityBytes: g.capacity, UsedBytes: g.held})
@@ -206,6 +210,12 @@ func (s *Store) Stat(ctx context.Context) (pool.Stat, error) {
 	}
 	return st, nil
 }
+
+var _ pool.UsageReporter = (*Store)(nil)
+
+// Usage is Stat's used and capacity bytes, without its walk over every
+// object.
+func (s *Store) Usage() (used, capacity int64) { return s.used.Load(), s.opts.Capacity }
 
 // Arenas returns the arena byte slices allocated so far, segment by
 // segment (none in metadata-only mode). Objects' bytes returned by View lie

@@ -1,6 +1,7 @@
 package mooncakestore
 
 import (
+	"bytes"
 	"runtime"
 	"unsafe"
 )
@@ -21,6 +22,9 @@ type client interface {
 	removeAll(force bool) int64
 	registerBuffer(buf []byte) int32
 	unregisterBuffer(buf []byte) int32
+	// hostname is mooncake_store_get_hostname: the name the client is
+	// known by; ok is false where the library lacks it or it failed.
+	hostname() (name string, ok bool)
 	destroy()
 }
 
@@ -123,6 +127,21 @@ func (c *libClient) registerBuffer(buf []byte) int32 {
 
 func (c *libClient) unregisterBuffer(buf []byte) int32 {
 	return c.lib.unregisterBuffer(c.handle, unsafe.Pointer(unsafe.SliceData(buf)))
+}
+
+func (c *libClient) hostname() (string, bool) {
+	if c.lib.getHostname == nil {
+		return "", false
+	}
+	buf := make([]byte, 1024)
+	if c.lib.getHostname(c.handle, unsafe.Pointer(&buf[0]), uintptr(len(buf))) != 0 {
+		return "", false
+	}
+	n := bytes.IndexByte(buf, 0)
+	if n < 0 {
+		return "", false
+	}
+	return string(buf[:n]), true
 }
 
 func (c *libClient) destroy() { c.lib.destroy(c.handle) }

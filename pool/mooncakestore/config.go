@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/kvctl/kvctl/size"
@@ -44,6 +45,11 @@ type Config struct {
 	// 64 MiB); a value larger than it travels through a buffer of its own.
 	StagingBytes int64 `json:"-"`
 }
+
+// ConfigEnv is the environment variable that names the Mooncake client
+// JSON, as TensorRT-LLM, vLLM and SGLang read it, when the pool URL names
+// none (config=).
+const ConfigEnv = "MOONCAKE_CONFIG_PATH"
 
 // Defaults of the fields a configuration leaves out.
 const (
@@ -88,33 +94,37 @@ func (c Config) check() error {
 	return nil
 }
 
-// jsonConfig is the client JSON as users write it: sizes as numbers or as
-// strings ("3.125GiB", "4294967296").
-type jsonConfig struct {
-	LocalHostname       string    `json:"local_hostname"`
-	MetadataServer      string    `json:"metadata_server"`
-	GlobalSegmentSize   jsonBytes `json:"global_segment_size"`
-	LocalBufferSize     jsonBytes `json:"local_buffer_size"`
-	Protocol            string    `json:"protocol"`
-	DeviceName          string    `json:"device_name"`
-	MasterServerAddress string    `json:"master_server_address"`
+// jsonFields are the fields of the client JSON a Store reads, each with
+// the function that sets it from its JSON value. Sizes are read as
+// size.ParseJSON reads them (a whole number of bytes, or "3.125GiB"), the
+// same rule as the connector's reading of the file; a null is an unset
+// field.
+func jsonFields(c *Config) map[string]func(json.RawMessage) error {
+	return map[string]func(json.RawMessage) error{
+		"local_hostname":        jsonString(&c.LocalHostname),
+		"metadata_server":       jsonString(&c.MetadataServer),
+		"global_segment_size":   jsonSize(&c.GlobalSegmentSize),
+		"local_buffer_size":     jsonSize(&c.LocalBufferSize),
+		"protocol":              jsonString(&c.Protocol),
+		"device_name":           jsonString(&c.DeviceName),
+		"master_server_address": jsonString(&c.MasterServerAddress),
+	}
 }
 
-// jsonBytes is a size in bytes written as a JSON number or string.
-type jsonBytes int64
-
-// UnmarshalJSON reads a number of bytes or a size string.
-func (b *jsonBytes) UnmarshalJSON(data []byte) error {
-	var s string
-	if err := json.Unmarshal(data, &s); err != nil {
-		s = string(data)
+func jsonString(dst *string) func(json.RawMessage) error {
+	return func(v json.RawMessage) error {
+		if err := json.Unmarshal(v, dst); err != nil {
+			return fmt.Errorf("want a string, got %s", v)
+		}
+		return nil
 	}
-	n, err := parseBytes(s)
-	if err != nil {
+}
+
+func jsonSize(dst *int64) func(json.RawMessage) error {
+	return func(v json.RawMessage) (err error) {
+		*dst, err = size.ParseJSON(v)
 		return err
 	}
-	*b = jsonBytes(n)
-	return nil
 }
 
 // parseBytes reads a size as size.Parse does: bytes, or a binary unit
@@ -130,17 +140,37 @@ func parseBytes(s string) (int64, error) {
 	return n, nil
 }
 
-// ParseJSON reads the Mooncake client JSON. Fields kvctl does not use
-// (TensorRT-LLM's, the connector's) are ignored.
+// ParseJSON reads the Mooncake client JSON, the one place that turns it
+// into a Store's settings (the connector reads the same file for its keys
+// and its own settings). Fields kvctl does not use (TensorRT-LLM's, the
+// connector's) are ignored; a field it uses that holds the wrong kind of
+// value is an error naming the field. A field left out keeps kvctl's
+// default, which is not always TensorRT-LLM's: global_segment_size left out
+// mounts nothing.
 func ParseJSON(data []byte) (Config, error) {
-	var j jsonConfig
+	var raw map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&j); err != nil {
-		return Config{}, fmt.Errorf("reading the mooncake client JSON: %w", err)
+	if err := dec.Decode(&raw); err != nil {
+		return Config{}, fmt.Errorf("not a JSON object: %w", err)
 	}
-	return Config{
-		LocalHostname: j.LocalHostname, MetadataServer: j.MetadataServer,
-		GlobalSegmentSize: int64(j.GlobalSegmentSize), LocalBufferSize: int64(j.LocalBufferSize),
-		Protocol: j.Protocol, DeviceName: j.DeviceName, MasterServerAddress: j.MasterServerAddress,
-	}, nil
+	if dec.More() {
+		return Config{}, fmt.Errorf("not a JSON object: more data after the object")
+	}
+	var c Config
+	fields := jsonFields(&c)
+	names := make([]string, 0, len(fields))
+	for name := range fields {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		v, ok := raw[name]
+		if !ok || string(v) == "null" {
+			continue
+		}
+		if err := fields[name](v); err != nil {
+			return Config{}, fmt.Errorf("field %s: %w", name, err)
+		}
+	}
+	return c, nil
 }

@@ -25,11 +25,16 @@
 // every present key, as TensorRT-LLM's connector does before it saves) and
 // puts only the absent keys; puts of one key from one Store are serialised,
 // so exactly one of racing puts in this process reports OK. Two processes
-// racing on one key may both see OK. Values travel through staging buffers
-// that are registered with the client (mmap'd outside the Go heap), one
-// copy each way. Exist is read-only only where an admin address is given
-// (it then asks the master's HTTP API); without one it is batch_is_exist,
-// which leases, and Stat says so. Abilities: LeasingExister
-// (batch_is_exist), AllRemover (remove_all) and Sizer (get_size, which
-// leases); no listing, which the C API lacks.
+// racing on one key may both see OK. Values in memory the caller registered
+// with RegisterBuffer (pool.BufferRegistrar: kvctl's transfer staging, the
+// engine's pages) travel straight between it and the store; others travel
+// through staging buffers that are registered with the client (mmap'd
+// outside the Go heap), one copy more each way. Exist is read-only only
+// where an admin address is given (it then asks the master's HTTP API);
+// without one it is batch_is_exist, which leases, and Stat says so.
+// Abilities: LeasingExister (batch_is_exist), AllRemover (remove_all),
+// Sizer (get_size, which leases), BufferRegistrar (register_buffer) and
+// TransportReporter (the protocol set up, get_hostname where the library
+// has it, and "not known" for GPU memory, which store_c.h does not
+// report); no listing, which the C API lacks.
 package mooncakestore

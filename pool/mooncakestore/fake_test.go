@@ -18,7 +18,13 @@ type fakeClient struct {
 	values     map[string][]byte
 	registered map[uintptr]int
 	destroyed  bool
-	t          *testing.T
+	// transferred is the address of every buffer a put or a get was
+	// given, in order.
+	transferred []uintptr
+	// name is what hostname reports; empty: a library without
+	// mooncake_store_get_hostname.
+	name string
+	t    *testing.T
 }
 
 func newFakeClient(t *testing.T) *fakeClient {
@@ -60,6 +66,7 @@ func (f *fakeClient) batchPutFrom(keys []string, bufs [][]byte, _ replicateConfi
 	defer f.mu.Unlock()
 	for i, k := range keys {
 		f.checkRegistered(bufs[i])
+		f.transferred = append(f.transferred, addr(bufs[i]))
 		if _, ok := f.values[k]; !ok {
 			f.values[k] = append([]byte(nil), bufs[i]...)
 		}
@@ -81,6 +88,7 @@ func (f *fakeClient) batchGetInto(keys []string, bufs [][]byte, results []int64)
 	}
 	for i, k := range keys {
 		f.checkRegistered(bufs[i])
+		f.transferred = append(f.transferred, addr(bufs[i]))
 		v, ok := f.values[k]
 		switch {
 		case !ok:
@@ -139,6 +147,8 @@ func (f *fakeClient) unregisterBuffer(b []byte) int32 {
 	delete(f.registered, addr(b))
 	return 0
 }
+
+func (f *fakeClient) hostname() (string, bool) { return f.name, f.name != "" }
 
 func (f *fakeClient) destroy() { f.destroyed = true }
 

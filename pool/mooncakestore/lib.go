@@ -45,6 +45,10 @@ type library struct {
 	removeAll        func(s uintptr, force int32) int64
 	registerBuffer   func(s uintptr, buf unsafe.Pointer, size uintptr) int32
 	unregisterBuffer func(s uintptr, buf unsafe.Pointer) int32
+
+	// getHostname is optional (nil when the library lacks it): it only
+	// feeds the transport report.
+	getHostname func(s uintptr, buf unsafe.Pointer, n uintptr) int32
 }
 
 // symbol is one function of store_c.h and the field it binds to.
@@ -74,6 +78,14 @@ func (l *library) symbols() []symbol {
 		{"mooncake_store_remove_all", &l.removeAll},
 		{"mooncake_store_register_buffer", &l.registerBuffer},
 		{"mooncake_store_unregister_buffer", &l.unregisterBuffer},
+	}
+}
+
+// optionalSymbols are the functions kvctl binds where the library has
+// them, and reports as not known where it does not.
+func (l *library) optionalSymbols() []symbol {
+	return []symbol{
+		{"mooncake_store_get_hostname", &l.getHostname},
 	}
 }
 
@@ -109,6 +121,11 @@ func openLibrary(path string) (*library, error) {
 	if err := bindSymbols(h, l.symbols()); err != nil {
 		purego.Dlclose(h)
 		return nil, err
+	}
+	for _, s := range l.optionalSymbols() {
+		if addr, err := purego.Dlsym(h, s.name); err == nil && addr != 0 {
+			purego.RegisterFunc(s.fn, addr)
+		}
 	}
 	return l, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/kvctl/kvctl/pool"
 )
@@ -61,13 +62,18 @@ func (s *Store) isExist(keys []string) ([]int32, error) {
 	return res, nil
 }
 
-// Get reads values with mooncake_store_batch_get_into (store_c.h) into
-// staging, and copies each into bufs[i].
+// Get reads values with mooncake_store_batch_get_into (store_c.h): straight
+// into bufs[i] where it lies in memory registered with RegisterBuffer,
+// else into staging and copied into bufs[i].
 func (s *Store) Get(ctx context.Context, keys []string, bufs [][]byte, n []int64) error {
 	if len(bufs) != len(keys) || len(n) != len(keys) {
 		return fmt.Errorf("mooncake store get: %d buffers and %d sizes for %d keys", len(bufs), len(n), len(keys))
 	}
 	idx, carrier := carriers(keys, bufs, n)
+	direct, idx := s.splitRegistered(idx, func(i int) []byte { return bufs[i] })
+	if err := s.getDirect(ctx, keys, bufs, n, direct); err != nil {
+		return err
+	}
 	sizes := make([]int64, len(idx))
 	for j, i := range idx {
 		sizes[j] = int64(len(bufs[i]))
@@ -129,6 +135,42 @@ func fanOut(keys []string, bufs [][]byte, n []int64, carrier map[string]int) {
 	}
 }
 
+// splitRegistered splits idx into the indices whose buffer (of(i)) lies in
+// memory registered with RegisterBuffer and the others, each in order.
+func (s *Store) splitRegistered(idx []int, of func(i int) []byte) (in, out []int) {
+	for _, i := range idx {
+		if s.regs.holds(of(i)) {
+			in = append(in, i)
+		} else {
+			out = append(out, i)
+		}
+	}
+	return in, out
+}
+
+// getDirect reads the keys idx names straight into their registered
+// buffers, in one call.
+func (s *Store) getDirect(ctx context.Context, keys []string, bufs [][]byte, n []int64, idx []int) error {
+	if len(idx) == 0 {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("mooncake store get: %w", err)
+	}
+	dst := make([][]byte, len(idx))
+	for j, i := range idx {
+		dst[j] = bufs[i]
+	}
+	res := make([]int64, len(idx))
+	if rc := s.c.batchGetInto(pick(keys, idx), dst, res); rc != 0 {
+		return callError("get", len(idx), int64(rc))
+	}
+	for j, i := range idx {
+		n[i] = res[j]
+	}
+	return nil
+}
+
 // getRun reads the keys idx names through one staging buffer.
 func (s *Store) getRun(ctx context.Context, keys []string, bufs [][]byte, n []int64, idx []int, sizes []int64) error {
 	if err := ctx.Err(); err != nil {
@@ -153,23 +195,52 @@ func (s *Store) getRun(ctx context.Context, keys []string, bufs [][]byte, n []in
 	return nil
 }
 
-// Remove removes keys one by one with mooncake_store_remove (store_c.h has
-// no batch remove).
+// Remove removes keys with mooncake_store_remove (store_c.h has no batch
+// remove): one call per distinct key, removeWorkers calls at a time, since
+// each is a round trip to the master. A key given again in the batch
+// answers as a second remove after the first would: OBJECT_NOT_FOUND when
+// the first removed it, else the first's answer.
 func (s *Store) Remove(ctx context.Context, keys []string, force bool, results []pool.Code) error {
 	if len(results) != len(keys) {
 		return fmt.Errorf("mooncake store remove: %d results for %d keys", len(results), len(keys))
 	}
+	first := make(map[string]int, len(keys))
+	idx := make([]int, 0, len(keys))
 	for i, k := range keys {
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("mooncake store remove: %w", err)
+		if _, seen := first[k]; !seen {
+			first[k] = i
+			idx = append(idx, i)
 		}
-		results[i] = pool.InvalidParams
-		if validKey(k) {
-			results[i] = codeOf(int64(s.c.remove(k, force)))
+	}
+	var wg sync.WaitGroup
+	for w := range min(removeWorkers, len(idx)) {
+		wg.Go(func() {
+			for j := w; j < len(idx) && ctx.Err() == nil; j += removeWorkers {
+				i := idx[j]
+				results[i] = pool.InvalidParams
+				if validKey(keys[i]) {
+					results[i] = codeOf(int64(s.c.remove(keys[i], force)))
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("mooncake store remove: %w", err)
+	}
+	for i, k := range keys {
+		if f := first[k]; f != i {
+			results[i] = results[f]
+			if results[f] == pool.OK {
+				results[i] = pool.ObjectNotFound
+			}
 		}
 	}
 	return nil
 }
+
+// removeWorkers is how many remove calls one Remove makes at a time.
+const removeWorkers = 8
 
 // RemoveAll is mooncake_store_remove_all (store_c.h), the master's
 // RemoveAll: every object of the pool, not only kvctl's.

@@ -11,7 +11,8 @@ import (
 // the put of a present key as success, so Put asks batch_is_exist first
 // (leasing the present keys, as TensorRT-LLM's connector does before a
 // save) and puts only the absent ones with mooncake_store_batch_put_from
-// (store_c.h), from staging. Puts of one key through this Store are
+// (store_c.h): straight from values in memory registered with
+// RegisterBuffer, the others from staging. Puts of one key through this Store are
 // serialised, so of racing puts exactly one reports OK. An empty value is
 // INVALID_PARAMS: Mooncake stores none.
 func (s *Store) Put(ctx context.Context, items []pool.PutItem, results []pool.Code) error {
@@ -78,8 +79,9 @@ func (s *Store) triage(items []pool.PutItem, results []pool.Code) (idx []int, du
 	return idx, dups
 }
 
-// putAbsent puts the items idx names, in runs that share a replicate
-// config and fit in one staging buffer.
+// putAbsent puts the items idx names, in groups that share a replicate
+// config: values in memory registered with RegisterBuffer straight from
+// it, the others through staging.
 func (s *Store) putAbsent(ctx context.Context, items []pool.PutItem, results []pool.Code, idx []int) error {
 	for len(idx) > 0 {
 		cfg := replicateConfigOf(items[idx[0]].Options)
@@ -87,16 +89,52 @@ func (s *Store) putAbsent(ctx context.Context, items []pool.PutItem, results []p
 		for same < len(idx) && replicateConfigOf(items[idx[same]].Options) == cfg {
 			same++
 		}
-		sizes := make([]int64, same)
-		for j, i := range idx[:same] {
-			sizes[j] = int64(len(items[i].Value))
+		direct, staged := s.splitRegistered(idx[:same], func(i int) []byte { return items[i].Value })
+		if err := s.putDirect(ctx, items, results, direct, cfg); err != nil {
+			return err
 		}
-		for _, r := range runs(sizes, s.staging.slotBytes) {
-			if err := s.putRun(ctx, items, results, idx[r[0]:r[1]], sizes[r[0]:r[1]], cfg); err != nil {
-				return err
-			}
+		if err := s.putStaged(ctx, items, results, staged, cfg); err != nil {
+			return err
 		}
 		idx = idx[same:]
+	}
+	return nil
+}
+
+// putStaged puts the items idx names through staging, in runs that fit
+// in one staging buffer.
+func (s *Store) putStaged(ctx context.Context, items []pool.PutItem, results []pool.Code, idx []int, cfg replicateConfig) error {
+	sizes := make([]int64, len(idx))
+	for j, i := range idx {
+		sizes[j] = int64(len(items[i].Value))
+	}
+	for _, r := range runs(sizes, s.staging.slotBytes) {
+		if err := s.putRun(ctx, items, results, idx[r[0]:r[1]], sizes[r[0]:r[1]], cfg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// putDirect puts the items idx names straight from their registered
+// values, in one call.
+func (s *Store) putDirect(ctx context.Context, items []pool.PutItem, results []pool.Code, idx []int, cfg replicateConfig) error {
+	if len(idx) == 0 {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("mooncake store put: %w", err)
+	}
+	keys, values := make([]string, len(idx)), make([][]byte, len(idx))
+	for j, i := range idx {
+		keys[j], values[j] = items[i].Key, items[i].Value
+	}
+	res := make([]int32, len(idx))
+	if rc := s.c.batchPutFrom(keys, values, cfg, res); rc != 0 {
+		return callError("put", len(idx), int64(rc))
+	}
+	for j, i := range idx {
+		results[i] = codeOf(int64(res[j]))
 	}
 	return nil
 }

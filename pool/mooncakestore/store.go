@@ -16,6 +16,7 @@ type Store struct {
 	c       client
 	staging *staging
 	locks   *keyLocks
+	regs    *registered
 	// admin is the master's admin HTTP API (pool.Open of mooncake://Admin),
 	// or nil.
 	admin     pool.Store
@@ -24,10 +25,12 @@ type Store struct {
 }
 
 var (
-	_ pool.Store          = (*Store)(nil)
-	_ pool.LeasingExister = (*Store)(nil)
-	_ pool.AllRemover     = (*Store)(nil)
-	_ pool.Sizer          = (*Store)(nil)
+	_ pool.Store             = (*Store)(nil)
+	_ pool.LeasingExister    = (*Store)(nil)
+	_ pool.AllRemover        = (*Store)(nil)
+	_ pool.Sizer             = (*Store)(nil)
+	_ pool.BufferRegistrar   = (*Store)(nil)
+	_ pool.TransportReporter = (*Store)(nil)
 )
 
 // Open loads the library cfg names, creates a client and sets it up
@@ -63,7 +66,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 // newStore wraps a set-up client: staging, and the admin API when cfg
 // names one. On error it destroys the client.
 func newStore(ctx context.Context, cfg Config, c client) (*Store, error) {
-	s := &Store{cfg: cfg, c: c, locks: newKeyLocks()}
+	s := &Store{cfg: cfg, c: c, locks: newKeyLocks(), regs: newRegistered()}
 	st, err := newStaging(c, cfg.StagingBytes)
 	if err != nil {
 		c.destroy()
@@ -126,7 +129,8 @@ func checkSetUp(c *libClient, rc int32, cfg Config) (client, error) {
 		pool.ErrUnreachable, cfg.MasterServerAddress, cfg.MetadataServer, cfg.Protocol, healthName(rc))
 }
 
-// Close unregisters the staging, closes the admin API and destroys the
+// Close unregisters the staging, forgets the buffers callers registered
+// (their unregister then does nothing), closes the admin API and destroys the
 // client (mooncake_store_destroy), which unmounts its segment.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
@@ -134,6 +138,7 @@ func (s *Store) Close() error {
 			s.closeErr = s.admin.Close()
 		}
 		s.staging.close()
+		s.regs.close()
 		s.c.destroy()
 	})
 	return s.closeErr
@@ -159,5 +164,7 @@ func (s *Store) Stat(ctx context.Context) (pool.Stat, error) {
 		st.Warnings = append(st.Warnings, "no admin address (admin=HOST:PORT): counts are unknown and exist probes lease the keys they find")
 	}
 	st.Backend, st.Address, st.ReadOnly = "mooncake-store", s.cfg.MasterServerAddress, false
+	t := s.Transport()
+	st.Transport = &t
 	return st, nil
 }

@@ -82,7 +82,7 @@ func ParseURL(u *url.URL, getenv func(string) string, readFile func(string) ([]b
 // with neither it is the zero Config.
 func baseConfig(path string, getenv func(string) string, readFile func(string) ([]byte, error)) (Config, error) {
 	if path == "" {
-		path = getenv("MOONCAKE_CONFIG_PATH")
+		path = getenv(ConfigEnv)
 	}
 	if path == "" {
 		return Config{}, nil
@@ -93,7 +93,7 @@ func baseConfig(path string, getenv func(string) string, readFile func(string) (
 	}
 	cfg, err := ParseJSON(data)
 	if err != nil {
-		return Config{}, fmt.Errorf("%s: %w", path, err)
+		return Config{}, fmt.Errorf("reading the mooncake client JSON %q: %w", path, err)
 	}
 	return cfg, nil
 }

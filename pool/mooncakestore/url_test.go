@@ -87,7 +87,7 @@ func TestParseURLRefuses(t *testing.T) {
 		{"mooncake-store://m/path", "want mooncake-store://MASTER"},
 		{"mooncake-store://u@m", "want mooncake-store://MASTER"},
 		{"mooncake-store:?config=/missing.json", "reading the mooncake client JSON"},
-		{"mooncake-store:?config=/bad.json", "/bad.json"},
+		{"mooncake-store:?config=/bad.json", `client JSON "/bad.json": field global_segment_size: want a byte count`},
 	}
 	getenv, readFile := fakeEnv(nil, map[string]string{"/bad.json": `{"global_segment_size": true}`})
 	for _, tt := range tests {
@@ -95,6 +95,32 @@ func TestParseURLRefuses(t *testing.T) {
 		if !errors.Is(err, pool.ErrBadURL) || !strings.Contains(err.Error(), tt.mention) {
 			t.Errorf("ParseURL(%q) = %v, want an error wrapping pool.ErrBadURL that mentions %q", tt.raw, err, tt.mention)
 		}
+	}
+}
+
+func TestParseJSONRefuses(t *testing.T) {
+	tests := []struct{ in, mention string }{
+		{`{"protocol": 5}`, "field protocol: want a string, got 5"},
+		{`{"master_server_address": ["m:1"]}`, "field master_server_address: want a string"},
+		{`{"global_segment_size": "3GB"}`, `field global_segment_size: size "3GB": decimal unit`},
+		{`{"local_buffer_size": 1.5}`, "field local_buffer_size: 1.5 is not a whole number of bytes"},
+		{`{"local_buffer_size": -1}`, "field local_buffer_size: size -1 is negative"},
+		{`[1]`, "not a JSON object"},
+		{`{} {}`, "more data after the object"},
+		{``, "not a JSON object"},
+	}
+	for _, tt := range tests {
+		_, err := ParseJSON([]byte(tt.in))
+		if err == nil || !strings.Contains(err.Error(), tt.mention) {
+			t.Errorf("ParseJSON(%s) = %v, want an error that mentions %q", tt.in, err, tt.mention)
+		}
+	}
+}
+
+func TestParseJSONNullIsUnset(t *testing.T) {
+	got, err := ParseJSON([]byte(`{"protocol": null, "global_segment_size": null, "master_server_address": "m:1"}`))
+	if want := (Config{MasterServerAddress: "m:1"}); err != nil || got != want {
+		t.Errorf("ParseJSON(nulls) = %+v, %v; want %+v, nil", got, err, want)
 	}
 }
 

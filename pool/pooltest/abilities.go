@@ -201,6 +201,24 @@ func testSizes(f *fixture) {
 	}
 }
 
+func testUsage(f *fixture) {
+	ur, ok := f.s.(pool.UsageReporter)
+	if !ok {
+		f.t.Skip("backend does not implement pool.UsageReporter")
+	}
+	k := f.key("usage")
+	before, _ := ur.Usage()
+	f.mustPut(item(k, value(k, 1<<20)))
+	used, capacity := ur.Usage()
+	st, err := f.s.Stat(f.ctx)
+	if err != nil {
+		f.t.Fatalf("Stat = %v, want nil", err)
+	}
+	if used < before+1<<20 || used != st.UsedBytes || capacity != st.CapacityBytes {
+		f.t.Errorf("Usage() after a 1 MiB put = %d of %d bytes (%d before), want Stat's %d of %d", used, capacity, before, st.UsedBytes, st.CapacityBytes)
+	}
+}
+
 func testLocate(f *fixture) {
 	lo, ok := f.s.(pool.Locator)
 	if !ok {

@@ -35,6 +35,7 @@ func Run(t *testing.T, open func(t *testing.T) pool.Store) {
 		{"List", testList},
 		{"ExistLeasing", testExistLeasing},
 		{"Sizes", testSizes},
+		{"Usage", testUsage},
 		{"Leases", testLeases},
 		{"Locate", testLocate},
 	}

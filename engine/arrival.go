@@ -1,0 +1,31 @@
+package engine
+
+import (
+	"github.com/kvctl/kvctl/keys"
+	"github.com/kvctl/kvctl/workload"
+)
+
+// arrival is a workload request with its prompt already hashed: what the
+// engine needs of its tokens (the chain, the decode seed, the length), so
+// that the hashing can run ahead of the engine on another goroutine
+// (arrivals) and the request keeps no tokens.
+type arrival struct {
+	w         workload.Request // Tokens dropped: the source may reuse them
+	promptLen int
+	chain     *keys.Chain // the prompt hashed; nil when err is not
+	err       error       // NewChain's
+	seed      uint64      // decodeSeed of the prompt
+}
+
+// hashArrival hashes w's prompt into a new chain of recipe k, with room
+// for the hashes of every block its prompt and output can fill.
+func hashArrival(k keys.Settings, w workload.Request) arrival {
+	a := arrival{promptLen: len(w.Tokens), seed: decodeSeed(w.Tokens)}
+	a.chain, a.err = k.NewChain(w.Scope())
+	if a.err == nil {
+		a.chain.Grow((len(w.Tokens) + max(1, w.OutputLength)) / a.chain.TokensPerBlock())
+		a.chain.Extend(w.Tokens)
+	}
+	a.w, a.w.Tokens = w, nil
+	return a
+}
