@@ -17,7 +17,8 @@ import (
 // (transfer.StagingGeometry), batched gets and puts, scatter and gather
 // copies on a stream. The runtime's pages are host memory, so each batch
 // is first placed in (or finally taken from) a window of device pages:
-// one transfer.PagePool of MaxBatch pages per page size. With the host
+// one transfer.PagePool of MaxBatch pages per page size, of which only the
+// pages a batch takes are copied between host and device. With the host
 // emulation device (cuda.Open("host")) this runs anywhere.
 type DeviceMover struct {
 	dev    cuda.Device
@@ -26,13 +27,17 @@ type DeviceMover struct {
 	// sizes maps a page size to the index of its window pool.
 	sizes  map[int64]int
 	pools  []*transfer.PagePool
-	bufs   [][]byte // host image of each window pool (one region)
+	bufs   [][]byte // host image of each window pool (one region), in images
+	images []*cuda.HostMem
 	loader *transfer.Loader
 	saver  *transfer.Saver
 
 	refs  []transfer.PageRef
 	jobs  []transfer.LoadJob
 	slots []int // window page of each batched page in its pool
+	// used counts the window pages of each pool the batch takes: only
+	// those move between the host image and the device.
+	used []int
 }
 
 // NewDeviceMover returns a device mover for store on dev for pages of the
@@ -56,7 +61,12 @@ func NewDeviceMover(dev cuda.Device, store pool.Store, slots []PageSlot, batch i
 		}
 		m.sizes[s.Bytes] = len(m.pools)
 		m.pools = append(m.pools, p)
-		m.bufs = append(m.bufs, make([]byte, s.Bytes*int64(batch)))
+		image, err := dev.AllocHost(s.Bytes * int64(batch)) // pinned: the copies are DMA
+		if err != nil {
+			return nil, errors.Join(fmt.Errorf("device mover: window image: %w", err), m.Close())
+		}
+		m.images = append(m.images, image)
+		m.bufs = append(m.bufs, image.Bytes())
 	}
 	stream, err := dev.NewStream()
 	if err != nil {
@@ -86,7 +96,11 @@ func (m *DeviceMover) place(keys []string, pages [][]byte) error {
 		return fmt.Errorf("device mover: %d pages in one batch of at most %d", len(pages), m.batch)
 	}
 	m.refs, m.slots = m.refs[:0], m.slots[:0]
-	used := make([]int, len(m.pools))
+	used := m.used[:0]
+	for range m.pools {
+		used = append(used, 0)
+	}
+	m.used = used
 	for i, p := range pages {
 		g, ok := m.sizes[int64(len(p))]
 		if !ok {
@@ -136,7 +150,7 @@ func (m *DeviceMover) Load(ctx context.Context, t *stats.PhaseTimer, keys []stri
 
 func (m *DeviceMover) readWindow() error {
 	for g, p := range m.pools {
-		if err := p.ReadRegions(m.stream, m.bufs[g:g+1]); err != nil {
+		if err := p.ReadFirst(m.stream, m.bufs[g:g+1], m.used[g]); err != nil {
 			return err
 		}
 	}
@@ -192,7 +206,7 @@ func (m *DeviceMover) writeWindow(pages [][]byte) error {
 		copy(m.bufs[g][int64(m.slots[i])*int64(len(p)):], p)
 	}
 	for g, p := range m.pools {
-		if err := p.WriteRegions(m.stream, m.bufs[g:g+1]); err != nil {
+		if err := p.WriteFirst(m.stream, m.bufs[g:g+1], m.used[g]); err != nil {
 			return err
 		}
 	}
@@ -213,5 +227,8 @@ func (m *DeviceMover) Close() error {
 		errs = append(errs, m.stream.Destroy())
 	}
 	errs = append(errs, transfer.ClosePagePools(m.pools))
+	for _, image := range m.images {
+		errs = append(errs, image.Close())
+	}
 	return errors.Join(errs...)
 }

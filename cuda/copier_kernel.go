@@ -156,7 +156,13 @@ func (c *Copier) launchKernel(s Stream, kind CopyKind, copies []Copy) error {
 func countChunks(copies []Copy, chunk int64) int {
 	n := 0
 	for _, c := range copies {
-		n += int((c.Bytes + chunk - 1) / chunk)
+		switch {
+		case c.Bytes <= 0:
+		case c.Bytes <= chunk:
+			n++
+		default:
+			n += int((c.Bytes + chunk - 1) / chunk)
+		}
 	}
 	return n
 }
@@ -167,6 +173,11 @@ func countChunks(copies []Copy, chunk int64) int {
 func encodeChunks(b []byte, copies []Copy, chunk int64) {
 	i := 0
 	for _, c := range copies {
+		if 0 < c.Bytes && c.Bytes <= chunk {
+			encodeDesc(b[i*DescBytes:(i+1)*DescBytes], c)
+			i++
+			continue
+		}
 		for off := int64(0); off < c.Bytes; off += chunk {
 			n := min(chunk, c.Bytes-off)
 			encodeDesc(b[i*DescBytes:(i+1)*DescBytes], Copy{Dst: c.Dst.Add(off), Src: c.Src.Add(off), Bytes: n})

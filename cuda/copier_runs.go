@@ -24,7 +24,6 @@ func (c *Copier) bounce(s Stream, kind CopyKind, copies []Copy) ([]Copy, []Copy,
 	if c.noBounce || (kind != HostToDevice && kind != DeviceToHost) {
 		return copies, nil, nil
 	}
-	c.work = append(c.work[:0], copies...)
 	c.dma = c.dma[:0]
 	c.runs = c.runs[:0]
 	var total int64
@@ -37,17 +36,22 @@ func (c *Copier) bounce(s Stream, kind CopyKind, copies []Copy) ([]Copy, []Copy,
 		i = j
 	}
 	if total == 0 {
-		return c.work, nil, nil
+		return copies, nil, nil
 	}
 	if err := c.reserveBounce(s, total); err != nil {
 		return nil, nil, err
 	}
+	c.work = c.work[:0]
 	var used int64
+	last := 0
 	for _, r := range c.runs {
-		bytes := c.rebase(kind, r[0], r[1], used)
+		c.work = append(c.work, copies[last:r[0]]...)
+		bytes := c.rebase(kind, copies[r[0]:r[1]], used)
 		c.dma = append(c.dma, dmaCopy(kind, hostSide(kind, copies[r[0]]), c.bounceBuf.Add(used), bytes))
 		used += bytes
+		last = r[1]
 	}
+	c.work = append(c.work, copies[last:]...)
 	return c.work, c.dma, nil
 }
 
@@ -63,16 +67,18 @@ func hostSide(kind CopyKind, cp Copy) DevPtr {
 // sides follow each other without a gap and end by limit, and the run's
 // bytes.
 func runEnd(kind CopyKind, copies []Copy, i int, limit DevPtr) (int, int64) {
-	bytes := copies[i].Bytes
+	start := hostSide(kind, copies[i])
+	end := start.Add(copies[i].Bytes)
 	j := i + 1
 	for ; j < len(copies); j++ {
 		h := hostSide(kind, copies[j])
-		if h != hostSide(kind, copies[j-1]).Add(copies[j-1].Bytes) || h.Add(copies[j].Bytes) > limit {
+		next := h.Add(copies[j].Bytes)
+		if h != end || next > limit {
 			break
 		}
-		bytes += copies[j].Bytes
+		end = next
 	}
-	return j, bytes
+	return j, int64(end - start)
 }
 
 // pinnedRanges is a device's map of its pinned host memory: pinnedEnd is
@@ -95,18 +101,19 @@ func (c *Copier) rangeEnd(p DevPtr) DevPtr {
 	return ^DevPtr(0)
 }
 
-// rebase points the host side of c.work[i:j] into the bounce buffer from
-// offset off on and returns the run's bytes.
-func (c *Copier) rebase(kind CopyKind, i, j int, off int64) int64 {
+// rebase appends run to c.work with its host sides pointing into the
+// bounce buffer from offset off on, and returns the run's bytes.
+func (c *Copier) rebase(kind CopyKind, run []Copy, off int64) int64 {
 	start := off
-	for k := i; k < j; k++ {
+	for _, cp := range run {
 		p := c.bounceBuf.Add(off)
 		if kind == HostToDevice {
-			c.work[k].Src = p
+			cp.Src = p
 		} else {
-			c.work[k].Dst = p
+			cp.Dst = p
 		}
-		off += c.work[k].Bytes
+		c.work = append(c.work, cp)
+		off += cp.Bytes
 	}
 	return off - start
 }

@@ -129,12 +129,14 @@ type Config struct {
 	// Observer, when not nil, sees every lookup and first token of the
 	// replay (a pool-size sweep's burst detection).
 	Observer Observer
-	// MemoryLimit, when positive, is the Go runtime's soft memory limit
-	// during the run (runtime/debug.SetMemoryLimit), with the GOGC
+	// MemoryLimit, when positive, is the least Go runtime soft memory
+	// limit during the run (runtime/debug.SetMemoryLimit), with the GOGC
 	// percentage off so that the collector runs only as the heap nears the
-	// limit; both are restored afterwards. The pool's pages and index are
-	// long-lived: without a limit the collector lets the heap grow to twice
-	// them, and with GOGC on it rescans them far more often. See
+	// limit; both are restored afterwards. A run whose pages (its GPU
+	// pages, and an embedded pool's capacity) take more raises the limit to
+	// them and a quarter more. The pool's pages and index are long-lived:
+	// without a limit the collector lets the heap grow to twice them, and
+	// with GOGC on it rescans them far more often. See
 	// SuggestedMemoryLimit.
 	MemoryLimit int64
 	// RemovePages removes, when the run ends (also when interrupted), every

@@ -80,7 +80,8 @@ func runDisagg(ctx context.Context, cfg Config, src workload.Source, progress fu
 		return Report{}, err
 	}
 	if cfg.MemoryLimit > 0 {
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(cfg.MemoryLimit))
+		limit := memoryLimit(cfg.MemoryLimit, keptBytes(ctx, cfg.Pool, d.ctx.c, d.gen.c))
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(limit))
 		defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	}
 	in := newArrivals(src, cfg.Concurrency, d.ctx.c.owners[0].cfg.Keys)

@@ -41,7 +41,8 @@ func Run(ctx context.Context, cfg Config, src workload.Source, progress func(Pro
 		return Report{}, err
 	}
 	if cfg.MemoryLimit > 0 {
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(cfg.MemoryLimit))
+		limit := memoryLimit(cfg.MemoryLimit, keptBytes(ctx, cfg.Pool, c))
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(limit))
 		defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	}
 	in := newArrivals(src, cfg.Concurrency, c.owners[0].cfg.Keys)

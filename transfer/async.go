@@ -4,14 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 )
 
 // AsyncLoader loads jobs in the background: Workers workers share one
 // FIFO queue, each with its own stream, copier and staging share
-// (WorkerGeometry). Finished reports the jobs done since its last call,
-// as the connector's get_finished does.
+// (WorkerGeometry). A worker loads the jobs it takes together, in one
+// call through the pipeline a Loader's call runs (see take). Finished
+// reports the jobs done since its last call, as the connector's
+// get_finished does.
 type AsyncLoader struct {
 	lanes  []*lane
 	arenas *arenaMap
@@ -20,12 +23,14 @@ type AsyncLoader struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
-	mu       sync.Mutex
-	cond     *sync.Cond
-	queue    []queued
-	active   int
-	closed   bool
-	finished []LoadResult
+	mu    sync.Mutex
+	cond  *sync.Cond
+	queue []queued
+	// queuedPages counts the pages of the jobs queued.
+	queuedPages int
+	active      int
+	closed      bool
+	finished    []LoadResult
 }
 
 type queued struct {
@@ -76,6 +81,7 @@ func (a *AsyncLoader) Submit(job LoadJob) error {
 		return fmt.Errorf("submit load request %q: async loader closed", job.RequestID)
 	}
 	a.queue = append(a.queue, q)
+	a.queuedPages += len(job.Pages)
 	depth := len(a.queue)
 	a.stats.add(func(t *Totals) { t.MaxQueue = max(t.MaxQueue, depth) })
 	a.cond.Broadcast()
@@ -118,10 +124,18 @@ func (a *AsyncLoader) Wait(ctx context.Context) error {
 	return nil
 }
 
-// work runs queued jobs until the loader is closed and the queue drained.
+// maxCycles bounds an async worker's call: at most that many cycles of
+// its lane's sets (cyclePages), so that the first jobs of a long queue
+// finish before the last start.
+const maxCycles = 4
+
+// work runs queued jobs until the loader is closed and the queue drained:
+// each turn takes its share of the jobs queued (take) and loads them in
+// one call, so that their sets overlap in the pipeline as a synchronous
+// load's do.
 func (a *AsyncLoader) work(l *lane) {
 	for {
-		q, ok := a.take()
+		batch, ok := a.take(maxCycles * l.cyclePages())
 		if !ok {
 			return
 		}
@@ -129,37 +143,68 @@ func (a *AsyncLoader) work(l *lane) {
 		if a.stats != nil {
 			start = time.Now()
 		}
-		results, err := l.load(a.ctx, []LoadJob{q.job})
-		r := results[0]
-		r.Err = err
-		if a.stats != nil {
-			r.Wait, r.Transfer = start.Sub(q.submitted), time.Since(start)
-			a.stats.add(func(t *Totals) { t.Jobs++; t.Wait += r.Wait; t.Transfer += r.Transfer })
+		results := a.load(l, batch)
+		for i := range results {
+			r := &results[i]
+			if a.stats != nil {
+				r.Wait, r.Transfer = start.Sub(batch[i].submitted), time.Since(start)
+				a.stats.add(func(t *Totals) { t.Jobs++; t.Wait += r.Wait; t.Transfer += r.Transfer })
+			}
 		}
 		a.mu.Lock()
-		a.finished = append(a.finished, r)
-		a.active--
+		a.finished = append(a.finished, results...)
+		a.active -= len(batch)
 		a.cond.Broadcast()
 		a.mu.Unlock()
 	}
 }
 
-// take pops the oldest job, waiting for one; ok is false once closed and
-// drained.
-func (a *AsyncLoader) take() (queued, bool) {
+// load loads batch in one call on l; an error fails every job of the
+// call, but a bad page reference fails only its own job: then each job
+// is loaded alone.
+func (a *AsyncLoader) load(l *lane, batch []queued) []LoadResult {
+	jobs := make([]LoadJob, len(batch))
+	for i, q := range batch {
+		jobs[i] = q.job
+	}
+	results, err := l.load(a.ctx, jobs)
+	if errors.Is(err, errBadRef) && len(jobs) > 1 {
+		for i := range jobs {
+			results[i] = a.load(l, batch[i:i+1])[0]
+		}
+		return results
+	}
+	for i := range results {
+		results[i].Err = err
+	}
+	return results
+}
+
+// take pops the oldest jobs, waiting for one: a worker's share of the
+// pages queued (divided among the workers), at most most pages, and at
+// least one job; ok is false once closed and drained.
+func (a *AsyncLoader) take(most int) ([]queued, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for len(a.queue) == 0 && !a.closed {
 		a.cond.Wait()
 	}
 	if len(a.queue) == 0 {
-		return queued{}, false
+		return nil, false
 	}
-	q := a.queue[0]
-	a.queue[0] = queued{}
-	a.queue = a.queue[1:]
-	a.active++
-	return q, true
+	workers := max(1, len(a.lanes))
+	most = min(most, (a.queuedPages+workers-1)/workers)
+	n, pages := 1, len(a.queue[0].job.Pages)
+	for n < len(a.queue) && pages+len(a.queue[n].job.Pages) <= most {
+		pages += len(a.queue[n].job.Pages)
+		n++
+	}
+	a.queuedPages -= pages
+	batch := slices.Clone(a.queue[:n])
+	clear(a.queue[:n])
+	a.queue = a.queue[n:]
+	a.active += n
+	return batch, true
 }
 
 // Close stops accepting jobs, lets the workers finish the queued ones and

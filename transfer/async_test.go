@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"sync"
 	"testing"
 
 	"github.com/kvctl/kvctl/cuda"
@@ -118,4 +119,55 @@ func TestAsyncLoaderWaitCancelled(t *testing.T) {
 	if err := a.Wait(ctx); err != nil {
 		t.Errorf("Wait(cancelled) with nothing queued = %v, want nil", err)
 	}
+}
+
+func TestAsyncTakeBatchesItsShare(t *testing.T) {
+	tests := []struct {
+		workers, most, want int
+	}{
+		{workers: 1, most: 4, want: 1}, // one job, however large
+		{workers: 1, most: 16, want: 2},
+		{workers: 1, most: 23, want: 2},
+		{workers: 1, most: 100, want: 4},
+		{workers: 2, most: 100, want: 2}, // half the queue
+		{workers: 3, most: 100, want: 1}, // 11 pages of 32: one job
+		{workers: 8, most: 100, want: 1},
+	}
+	for _, tt := range tests {
+		a := &AsyncLoader{lanes: make([]*lane, tt.workers)}
+		a.cond = sync.NewCond(&a.mu)
+		for j := range 4 {
+			a.queue = append(a.queue, queued{job: LoadJob{RequestID: fmt.Sprint(j), Pages: make([]PageRef, 8)}})
+			a.queuedPages += 8
+		}
+		got, ok := a.take(tt.most)
+		if !ok || len(got) != tt.want || got[0].job.RequestID != "0" || len(a.queue) != 4-tt.want ||
+			a.active != tt.want || a.queuedPages != 8*(4-tt.want) {
+			t.Errorf("%d workers: take(%d) = %d jobs (first %q), %v, leaving %d queued (%d pages) and %d active; want %d from the oldest",
+				tt.workers, tt.most, len(got), got[0].job.RequestID, ok, len(a.queue), a.queuedPages, a.active, tt.want)
+		}
+	}
+}
+
+func TestAsyncBatchFailsOnlyTheBadJob(t *testing.T) {
+	f := newFixture(t, 16, newMapStore())
+	good1, good2 := refs("g1", 0, 0, 4), refs("g2", 1, 4, 4)
+	f.seed(t, good1)
+	f.seed(t, good2)
+	a, err := NewAsyncLoader(f.options())
+	if err != nil {
+		t.Fatalf("NewAsyncLoader error = %v", err)
+	}
+	defer a.Close()
+	batch := []queued{
+		{job: LoadJob{RequestID: "g1", Pages: good1}},
+		{job: LoadJob{RequestID: "bad", Pages: []PageRef{{Key: "k", Page: 99}}}},
+		{job: LoadJob{RequestID: "g2", Pages: good2}},
+	}
+	got := a.load(a.lanes[0], batch) // the workers are idle: nothing was submitted
+	if len(got) != 3 || !got[0].OK() || got[1].Err == nil || !got[2].OK() {
+		t.Errorf("load(g1, bad, g2) = %+v, want g1 and g2 whole and bad failed", got)
+	}
+	f.checkLanded(t, good1)
+	f.checkLanded(t, good2)
 }

@@ -20,7 +20,7 @@ func (c *saveCall) startReserve(ctx context.Context) (*setWork, error) {
 		return nil, err
 	}
 	l := c.s.lane
-	batch := l.nextBatch(c.items, &c.next, make([]bool, len(c.jobs)), l.geo.SetPages)
+	batch := l.nextBatch(c.items, &c.next, nil, l.geo.SetPages)
 	if len(batch) == 0 {
 		return nil, nil
 	}

@@ -1,6 +1,7 @@
 package transfer
 
 import (
+	"bytes"
 	"testing"
 	"time"
 
@@ -125,6 +126,48 @@ func TestPagePoolRegions(t *testing.T) {
 	}
 	if p.Bytes() != 10*1024 || p.Pages() != 10 {
 		t.Errorf("Bytes(), Pages() = %d, %d, want %d, 10", p.Bytes(), p.Pages(), 10*1024)
+	}
+}
+
+func TestPagePoolFirstPages(t *testing.T) {
+	f := newFixture(t, 10, newMapStore())
+	p := f.pools[1] // regions 512, 200, 312
+	s, err := f.dev.NewStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Destroy()
+	in, out := p.NewRegionBufs(), p.NewRegionBufs()
+	for r := range in {
+		for i := range in[r] {
+			in[r][i] = byte(r + i)
+		}
+	}
+	if err := p.WriteFirst(s, in, 3); err != nil {
+		t.Fatalf("WriteFirst(3) error = %v", err)
+	}
+	if err := p.ReadFirst(s, out, 10); err != nil {
+		t.Fatalf("ReadFirst(10) error = %v", err)
+	}
+	if err := s.Synchronize(); err != nil {
+		t.Fatal(err)
+	}
+	for r, rb := range p.Group().RegionBytes {
+		first := 3 * int(rb)
+		if !bytes.Equal(out[r][:first], in[r][:first]) {
+			t.Errorf("region %d: the first 3 pages read back differ from those written", r)
+		}
+		if !bytes.Equal(out[r][first:], make([]byte, len(out[r])-first)) {
+			t.Errorf("region %d: pages after the first 3 changed, want them zero", r)
+		}
+	}
+	for _, n := range []int{-1, 11} {
+		if err := p.WriteFirst(s, in, n); err == nil {
+			t.Errorf("WriteFirst(%d) of a 10-page pool succeeded, want an error", n)
+		}
+		if err := p.ReadFirst(s, out, n); err == nil {
+			t.Errorf("ReadFirst(%d) of a 10-page pool succeeded, want an error", n)
+		}
 	}
 }
 

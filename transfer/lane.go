@@ -179,6 +179,10 @@ const (
 	minSetBytes = 2 << 20
 )
 
+// cyclePages is the pages of a full cycle of the lane's sets: what an
+// async worker loads in one call.
+func (l *lane) cyclePages() int { return l.geo.SetPages * len(l.sets) }
+
 // setPagesFor is the most pages of each set of a call of n pages:
 // SetPages, but a staged call smaller than splitSets sets is split into
 // splitSets sets of at least minSetBytes.
@@ -191,8 +195,15 @@ func (l *lane) setPagesFor(n int) int {
 }
 
 // nextBatch collects up to most items (a set's worth) from items[*next:],
-// skipping those of failed jobs.
+// skipping those of failed jobs; with no failed jobs (failed nil) it is
+// items[*next:] itself, up to most. Either way it is valid until the next
+// call.
 func (l *lane) nextBatch(items []pageItem, next *int, failed []bool, most int) []pageItem {
+	if failed == nil {
+		start := *next
+		*next = min(start+most, len(items))
+		return items[start:*next]
+	}
 	batch := l.items[:0]
 	for ; *next < len(items) && len(batch) < most; *next++ {
 		if !failed[items[*next].job] {

@@ -53,7 +53,11 @@ func (c *loadCall) start(ctx context.Context, lookup lookupFunc) (*setWork, erro
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	batch := c.l.nextBatch(c.items, &c.next, c.failed, c.l.setPagesFor(len(c.items)))
+	failed := c.failed
+	if !c.anyFailed {
+		failed = nil
+	}
+	batch := c.l.nextBatch(c.items, &c.next, failed, c.l.setPagesFor(len(c.items)))
 	if len(batch) == 0 {
 		return nil, nil
 	}

@@ -103,6 +103,45 @@ func (p *PagePool) WriteRegions(s cuda.Stream, bufs [][]byte) error {
 	return nil
 }
 
+// WriteFirst queues copies of the first n pages of each region pool from
+// Go memory shaped as for WriteRegions (only the first n pages of each
+// buffer are read). The caller synchronizes s before touching bufs again.
+func (p *PagePool) WriteFirst(s cuda.Stream, bufs [][]byte, n int) error {
+	if err := p.checkFirst(bufs, n); err != nil {
+		return err
+	}
+	for r, rb := range p.group.RegionBytes {
+		if err := p.dev.CopyHtoD(s, p.regionBase[r], bufs[r][:int64(n)*rb]); err != nil {
+			return fmt.Errorf("writing region %d: %w", r, err)
+		}
+	}
+	return nil
+}
+
+// ReadFirst queues copies of the first n pages of each region pool into Go
+// memory shaped as for ReadRegions; they are valid after s is
+// synchronized.
+func (p *PagePool) ReadFirst(s cuda.Stream, bufs [][]byte, n int) error {
+	if err := p.checkFirst(bufs, n); err != nil {
+		return err
+	}
+	for r, rb := range p.group.RegionBytes {
+		if err := p.dev.CopyDtoH(s, bufs[r][:int64(n)*rb], p.regionBase[r]); err != nil {
+			return fmt.Errorf("reading region %d: %w", r, err)
+		}
+	}
+	return nil
+}
+
+// checkFirst checks bufs and a count of pages n for WriteFirst and
+// ReadFirst.
+func (p *PagePool) checkFirst(bufs [][]byte, n int) error {
+	if n < 0 || n > p.pages {
+		return fmt.Errorf("first %d pages of a pool of %d", n, p.pages)
+	}
+	return p.checkRegionBufs(bufs)
+}
+
 // ReadRegions queues copies of whole region pools into Go memory, shaped
 // as for WriteRegions; bufs are valid after s is synchronized.
 func (p *PagePool) ReadRegions(s cuda.Stream, bufs [][]byte) error {

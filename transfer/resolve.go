@@ -1,6 +1,7 @@
 package transfer
 
 import (
+	"errors"
 	"runtime"
 	"sort"
 
@@ -10,6 +11,16 @@ import (
 // minResolvePages is the fewest pages one goroutine resolves when a
 // call's pages are resolved in parallel.
 const minResolvePages = 16 << 10
+
+// errBadRef is matched (errors.Is) by the errors of page references that
+// name no GPU page.
+var errBadRef = errors.New("bad page reference")
+
+// refError is the error of a bad page reference, with its text.
+type refError struct{ error }
+
+func (e refError) Unwrap() error        { return e.error }
+func (e refError) Is(target error) bool { return target == errBadRef }
 
 // resolveAll resolves the page references of n jobs (pagesOf(j) are job
 // j's) into one slice, in job order, in room's memory when it holds them
@@ -48,7 +59,7 @@ func resolveAll(cr *crew.Crew, room []pageItem, pools []*PagePool, n int, pagesO
 	cr.Post(parts, func(w int) error { resolve(ends[w], ends[w+1]); return nil }).Wait()
 	for j, err := range errs {
 		if err != nil {
-			return items, j, err
+			return items, j, refError{err}
 		}
 	}
 	return items, -1, nil

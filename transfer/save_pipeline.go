@@ -49,10 +49,9 @@ func (c *saveCall) path(ctx context.Context) path {
 // nil when no page is left.
 func (c *saveCall) stageNext(ctx context.Context) (*setWork, error) {
 	l := c.s.lane
-	none := make([]bool, len(c.jobs))
 	most := l.setPagesFor(len(c.items))
 	for {
-		batch := l.nextBatch(c.items, &c.next, none, most)
+		batch := l.nextBatch(c.items, &c.next, nil, most)
 		if len(batch) == 0 {
 			return nil, nil
 		}

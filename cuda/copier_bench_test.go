@@ -1,0 +1,48 @@
+package cuda
+
+import "testing"
+
+// BenchmarkKernelSetHostWork measures kernel mode's host work for one
+// 16 MiB set of 4 KiB pages of two regions whose host sides are one run
+// (a direct set read from adjacent pool values): finding the runs,
+// rewriting the copies to the bounce buffer and writing the descriptors.
+// The copies themselves are not run.
+func BenchmarkKernelSetHostWork(b *testing.B) {
+	d := newHostDevice("")
+	defer d.Close()
+	const regions, regionBytes = 8192, 2 << 10
+	host, err := d.AllocHost(regions * regionBytes)
+	if err != nil {
+		b.Fatal(err)
+	}
+	gpu, err := d.Alloc(regions * regionBytes)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, err := NewCopier(d, ModeKernel)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	copies := make([]Copy, regions)
+	for i := range copies { // region r of page p lies in region pool r
+		p, r := i/2, i%2
+		copies[i] = Copy{Src: host.Ptr().Add(int64(i) * regionBytes), Dst: gpu.Add(int64(r*regions/2+p) * regionBytes), Bytes: regionBytes}
+	}
+	s, err := d.NewStream()
+	if err != nil {
+		b.Fatal(err)
+	}
+	slot, err := c.descs.acquire(regions)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		work, _, err := c.bounce(s, HostToDevice, copies)
+		if err != nil {
+			b.Fatal(err)
+		}
+		countChunks(work, kernelChunk)
+		encodeChunks(slot.mem.Bytes(), work, kernelChunk)
+	}
+}
