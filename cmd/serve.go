@@ -10,6 +10,7 @@ import (
 	"github.com/kvctl/kvctl/keys"
 	"github.com/kvctl/kvctl/pool"
 	"github.com/kvctl/kvctl/report"
+	"github.com/kvctl/kvctl/server"
 	"github.com/kvctl/kvctl/workload"
 	"github.com/spf13/cobra"
 )
@@ -40,10 +41,12 @@ type serveOptions struct {
 	AdmissionQuery string
 	DisaggServers  string // --disagg ctx=N,gen=M
 	GenReservation bool
-	PoolSeed       uint64
-	WriteRequests  string // the file the replayed requests are written to
-	Plot           plotFlag
-	Sweep          serveSweep
+	// KVTransfer is the KV transfer of a --server-role server.
+	KVTransfer    server.KVTransferOptions
+	PoolSeed      uint64
+	WriteRequests string // the file the replayed requests are written to
+	Plot          plotFlag
+	Sweep         serveSweep
 }
 
 func newServeCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
