@@ -169,31 +169,28 @@ func (l *Live) releaseHeld(h heldKV) {
 }
 
 // install checks the transferred KV of request r, just arrived on owner
-// e, and pins its blocks in e's KV cache as r's local prefix (as many as
-// the free pages take; r computes the rest).
+// e, and pins its blocks in e's KV cache as r's local prefix: the leading
+// ones e caches already, then copies of the rest, as many as the free
+// pages take (r computes what is left).
 func (l *Live) install(e *engine, r *request, kv *KVBlocks) error {
 	if err := checkKV(e, r, kv); err != nil {
 		return err
 	}
-	n := min(len(kv.Hashes), e.kv.available())
+	if bad := e.verifyKV(kv); bad > 0 {
+		e.counts.mismatches += int64(bad)
+		return fmt.Errorf("%d transferred pages differ from the model's: %w", bad, ErrKVTransfer)
+	}
+	cached := e.kv.match(&r.pin, kv.Hashes, len(kv.Hashes))
+	n := min(len(kv.Hashes), cached+e.kv.available())
 	if !e.kv.grow(&r.pin, n) {
 		panic("engine: grow failed within available pages")
 	}
-	bad := 0
-	for b := range n {
-		src := kv.Block(b)
+	for b := cached; b < n; b++ {
+		page, src := r.pin.blocks[b], kv.Block(b)
 		for i := range e.pages.slots {
-			src = src[copy(e.pages.Page(i, r.pin.blocks[b]), src):]
+			src = src[copy(e.pages.Page(i, page), src):]
 		}
-		bad += e.pages.verify(e.model, r.pin.blocks[b], kv.Hashes[b])
-	}
-	if bad > 0 {
-		e.counts.mismatches += int64(bad)
-		e.kv.release(&r.pin)
-		return fmt.Errorf("%d transferred pages differ from the model's: %w", bad, ErrKVTransfer)
-	}
-	for b := range n {
-		e.pages.landed(r.pin.blocks[b], kv.Hashes[b])
+		e.pages.landed(page, kv.Hashes[b])
 		e.kv.register(&r.pin, b, kv.Hashes[b])
 	}
 	l.kvReceived++
@@ -203,6 +200,22 @@ func (l *Live) install(e *engine, r *request, kv *KVBlocks) error {
 		r.conn.Chain.Extend([]int64{NextToken(r.decodeSeed, r.promptLen)})
 	}
 	return nil
+}
+
+// verifyKV counts the pages of kv that differ from the model's KV of
+// their block's hash.
+func (e *engine) verifyKV(kv *KVBlocks) int {
+	bad := 0
+	for b, h := range kv.Hashes {
+		src := kv.Block(b)
+		for _, s := range e.pages.slots {
+			if !e.model.Equal(src[:s.Bytes], h, s.LayerGroup.ID, s.Rank()) {
+				bad++
+			}
+			src = src[s.Bytes:]
+		}
+	}
+	return bad
 }
 
 // checkKV checks that kv fits r on e: e's page layout, hashes of r's

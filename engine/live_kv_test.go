@@ -128,3 +128,27 @@ func TestLiveKVHoldEnds(t *testing.T) {
 		t.Errorf("Stats: expired %d, released %d, held %d; want 1, 1, 0", st.KVExpired, st.KVReleased, st.KVHeld)
 	}
 }
+
+func TestLiveKVInstallsBehindCachedPrefix(t *testing.T) {
+	ctxCfg, _ := testConfig(t)
+	genCfg, _ := testConfig(t)
+	ctxL, genL := startLive(t, ctxCfg, LiveOptions{}), startLive(t, genCfg, LiveOptions{})
+	prompt := tokensOf(11, 100)
+	submitOK(t, genL, workload.Request{Tokens: prompt[:50], OutputLength: 1}) // caches 3 blocks
+	before := genL.Stats().ComputedPromptTokens
+	kv := heldKVOf(t, ctxL, "1", prompt)
+	s, err := genL.SubmitWith(context.Background(), workload.Request{Tokens: prompt, OutputLength: 4}, SubmitOptions{KV: &kv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := collect(t, s)
+	if err != nil {
+		t.Fatalf("generation request ended with %v", err)
+	}
+	if diff := cmp.Diff(wantTokens(prompt, 4), got); diff != "" {
+		t.Errorf("tokens (-want +got):\n%s", diff)
+	}
+	if computed := genL.Stats().ComputedPromptTokens - before; computed != 4 {
+		t.Errorf("prompt tokens computed with 3 blocks cached and 6 transferred = %d, want 4", computed)
+	}
+}
