@@ -193,6 +193,13 @@ func TestKVTransferFault(t *testing.T) {
 	status, b := gen.post(t, "/v1/completions", generationBody(holdContext(t, ctx), ctx.url, 3))
 	checkTransferError(t, status, b, "injected fault")
 	waitFor(t, "the hold to be released", func() bool { return metricValue(t, ctx.metrics(t), "kvctl_disagg_kv_held") == 0 })
+	// through the front, whole or streamed, the client gets the error as the generation server answered it
+	front := startFront(t, []string{ctx.url}, []string{gen.url}, FrontOptions{})
+	for _, stream := range []string{"false", "true"} {
+		status, b := (&testServer{url: front.URL}).post(t, "/v1/completions", `{"prompt":"`+longPrompt+`","max_tokens":4,"stream":`+stream+`}`)
+		checkTransferError(t, status, b, "injected fault")
+	}
+	waitFor(t, "every hold to be released", func() bool { return metricValue(t, ctx.metrics(t), "kvctl_disagg_kv_released_total") == 3 })
 }
 
 func TestDecodeKV(t *testing.T) {
