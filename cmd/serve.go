@@ -10,6 +10,7 @@ import (
 	"github.com/kvctl/kvctl/keys"
 	"github.com/kvctl/kvctl/pool"
 	"github.com/kvctl/kvctl/report"
+	"github.com/kvctl/kvctl/server"
 	"github.com/kvctl/kvctl/workload"
 	"github.com/spf13/cobra"
 )
@@ -40,10 +41,12 @@ type serveOptions struct {
 	AdmissionQuery string
 	DisaggServers  string // --disagg ctx=N,gen=M
 	GenReservation bool
-	PoolSeed       uint64
-	WriteRequests  string // the file the replayed requests are written to
-	Plot           plotFlag
-	Sweep          serveSweep
+	// KVTransfer is the KV transfer of a --server-role server.
+	KVTransfer    server.KVTransferOptions
+	PoolSeed      uint64
+	WriteRequests string // the file the replayed requests are written to
+	Plot          plotFlag
+	Sweep         serveSweep
 }
 
 func newServeCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
@@ -71,7 +74,9 @@ paths require it as a Bearer token. Ctrl-C or SIGTERM shuts it down gracefully
 Disaggregated, across processes: --server-role context|generation makes the
 HTTP front answer requests' disaggregated_params, and --disagg-front --ctx
 URL,... --gen URL,... serves a front (no engine, no --single-rank) that sends
-each request to a context server, then to a generation server.
+each request to a context server, then to a generation server, which takes
+the request's KV from the context server over HTTP (GET /v1/disagg/kv/ID,
+within --kv-transfer-timeout) instead of computing the prompt again.
 The pool is --pool, else $KVCTL_POOL (serve says so on stderr), else an
 embedded mem:// pool sized for the run, on the replay's clock; with --pool
 redis://... several processes share one pool. Against a real Mooncake Store

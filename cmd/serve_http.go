@@ -36,10 +36,10 @@ func runServeHTTP(ctx context.Context, ios *IOStreams, g *globalOptions, o *serv
 	}
 	return server.Run(ctx, server.Options{
 		Addr: o.Addr, Engine: cfg, Pool: st, Master: mooncake.NewMasterHandler(st), RealTime: o.RealTime,
-		APIKey:    o.apiKey(ios),
-		Role:      o.Disagg.ServerRole,
-		Handoff:   server.PoolHandoff{},
-		ModelName: cfg.Keys.Namespace.ModelKey,
+		APIKey:     o.apiKey(ios),
+		Role:       o.Disagg.ServerRole,
+		KVTransfer: o.kvTransfer(cfg),
+		ModelName:  cfg.Keys.Namespace.ModelKey,
 		Logf: func(format string, args ...any) {
 			if !g.Quiet {
 				fmt.Fprintf(ios.ErrOut, format+"\n", args...)
@@ -57,4 +57,12 @@ func (o *serveOptions) apiKey(ios *IOStreams) string {
 		return o.APIKey
 	}
 	return ios.Getenv("KVCTL_API_KEY")
+}
+
+// kvTransfer is the KV transfer of a --server-role server, its faults
+// seeded by --fault-seed.
+func (o *serveOptions) kvTransfer(cfg engine.Config) server.KVTransferOptions {
+	x := o.KVTransfer
+	x.Seed = cfg.Faults.Seed
+	return x
 }

@@ -90,9 +90,8 @@
 // cache, queues and connector halves). The servers of a role run their
 // passes in lock step; the two roles run theirs independently on the
 // shared clock, each pass ending at its own modelled time, so prefill on a
-// context server does not stretch a decode step. The entries (which
-// server.KVHandoff's Hold and Fetch would reach across processes, the
-// handle carried in the disaggregated params; not wired yet):
+// context server does not stretch a decode step. The entries (across
+// processes, Live's holds and installs below take their place):
 //
 //   - contextOnly routes a request to a context server (least in flight,
 //     or Config.Routing) as a context-only request: it prefills (pool
@@ -119,6 +118,20 @@
 // (_check_kv_transfer_timeout); a failure on the context side (the send)
 // cancels the paired receive at once. Every request ends in one outcome
 // (DisaggReport.Outcomes), none lost.
+//
+// Across processes (the HTTP servers of package server) a Live engine is
+// one server of a role. Live.SubmitWith's SubmitOptions.HoldAs keeps a
+// completed request's pages under a name, as holdForTransfer does;
+// Live.TakeKV copies its full prompt blocks out (KVBlocks: hashes and
+// pages) and ends the hold, Live.ReleaseKV ends it without copying, and
+// LiveOptions.KVHoldTimeout ends it untaken. SubmitOptions.KV is the
+// receiving end: at arrival each block's hash is checked against the
+// prompt's chain and its pages against the model (a mismatch counts in
+// VerifyMismatches and fails the request with ErrKVTransfer), and the
+// blocks are pinned in the KV cache until the request's admission matches
+// them as its local prefix; it then computes only the prompt's last partial
+// block and decodes from the first token. All of it runs on the engine
+// goroutine (the calls wait for it); LiveStats counts holds and installs.
 //
 // # Fault injection
 //

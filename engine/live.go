@@ -24,6 +24,10 @@ type LiveOptions struct {
 	// work exists. Either way the clock catches up with wall time when the
 	// engine is idle, so pool leases and eviction age in real time.
 	RealTime bool
+	// KVHoldTimeout ends a hold (SubmitOptions.HoldAs) its KV was not
+	// taken from for this long, in wall time; zero holds until taken or
+	// released.
+	KVHoldTimeout time.Duration
 }
 
 // Live is the engine in online mode: requests are submitted while it runs
@@ -37,6 +41,7 @@ type Live struct {
 	opts    LiveOptions
 	submits chan *liveReq
 	cancels chan *liveReq
+	ops     chan func()   // run on the engine goroutine (call)
 	done    chan struct{} // closed when Run returns
 	started atomic.Bool
 	seq     atomic.Int64
@@ -44,6 +49,11 @@ type Live struct {
 	active  []*liveReq
 	// cancelled and generated count for LiveStats.
 	cancelled, generated int64
+	// held are the completed requests whose KV is held, by name; the
+	// kv counters count for LiveStats.
+	held                                      map[string]heldKV
+	kvSent, kvSentBlocks, kvExpired           int64
+	kvReleased, kvReceived, kvInstalledBlocks int64
 
 	mu   sync.Mutex
 	snap LiveStats
@@ -58,6 +68,8 @@ type liveReq struct {
 	r         *request
 	sent      int // tokens pushed to the stream
 	cancelled bool
+	holdAs    string    // SubmitOptions.HoldAs
+	kv        *KVBlocks // SubmitOptions.KV
 }
 
 // LiveStats are a Live engine's counters, updated after every pass.
@@ -81,6 +93,14 @@ type LiveStats struct {
 	Restarts, Preemptions, VerifyMismatches, Iterations int64
 	// VirtualMS is the engine clock in milliseconds.
 	VirtualMS float64
+	// KVHeld are the holds now (SubmitOptions.HoldAs); KVSent were taken
+	// (TakeKV), KVSentBlocks their blocks; KVExpired ended at
+	// LiveOptions.KVHoldTimeout, KVReleased by ReleaseKV.
+	KVHeld                                      int
+	KVSent, KVSentBlocks, KVExpired, KVReleased int64
+	// KVReceived are the requests whose transferred KV (SubmitOptions.KV)
+	// was installed, KVInstalledBlocks its blocks.
+	KVReceived, KVInstalledBlocks int64
 }
 
 // NewLive returns a Live engine for cfg (see Config; Pool is required).
@@ -98,7 +118,7 @@ func NewLive(cfg Config, opts LiveOptions) (*Live, error) {
 	}
 	c.owners[0].nextArrivalMS = math.Inf(1) // arrivals are never known ahead
 	return &Live{c: c, opts: opts, submits: make(chan *liveReq), cancels: make(chan *liveReq),
-		done: make(chan struct{})}, nil
+		ops: make(chan func()), done: make(chan struct{}), held: map[string]heldKV{}}, nil
 }
 
 // Submit hands request w to the engine and returns its output stream. w's
@@ -107,7 +127,11 @@ func NewLive(cfg Config, opts LiveOptions) (*Live, error) {
 // before the request completed, the engine frees it and the stream ends
 // with ErrCancelled. Submit fails with ErrStopped once Run returned.
 func (l *Live) Submit(ctx context.Context, w workload.Request) (*LiveStream, error) {
-	lr := &liveReq{w: w, stream: newLiveStream()}
+	return l.submit(ctx, &liveReq{w: w, stream: newLiveStream()})
+}
+
+// submit hands lr to the engine (Submit).
+func (l *Live) submit(ctx context.Context, lr *liveReq) (*LiveStream, error) {
 	if lr.w.ID == "" {
 		lr.w.ID = "live-" + strconv.FormatInt(l.seq.Add(1), 10)
 	}
@@ -223,6 +247,8 @@ func (l *Live) receive(ctx context.Context) bool {
 			l.arrive(ctx, lr)
 		case lr := <-l.cancels:
 			l.cancel(lr)
+		case fn := <-l.ops:
+			fn()
 		}
 	}
 	l.syncClock()
@@ -234,6 +260,8 @@ func (l *Live) receive(ctx context.Context) bool {
 			l.arrive(ctx, lr)
 		case lr := <-l.cancels:
 			l.cancel(lr)
+		case fn := <-l.ops:
+			fn()
 		default:
 			l.publish()
 			return true
@@ -274,4 +302,7 @@ func (l *Live) publish() {
 	s.Restarts, s.Preemptions, s.VerifyMismatches, s.Iterations = c.restarts, c.preemptions, c.mismatches, c.iterations
 	s.Cancelled, s.GeneratedTokens = l.cancelled, l.generated
 	s.VirtualMS = l.first().clock.ElapsedMS()
+	s.KVHeld, s.KVSent, s.KVSentBlocks = len(l.held), l.kvSent, l.kvSentBlocks
+	s.KVExpired, s.KVReleased = l.kvExpired, l.kvReleased
+	s.KVReceived, s.KVInstalledBlocks = l.kvReceived, l.kvInstalledBlocks
 }

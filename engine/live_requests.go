@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"slices"
 )
 
@@ -23,6 +24,16 @@ func (l *Live) arrive(ctx context.Context, lr *liveReq) {
 		return
 	}
 	lr.owner, lr.r = owner, r
+	if lr.kv != nil {
+		if err := l.install(owner, r, lr.kv); err != nil {
+			removeQueued(&owner.waiting, r)
+			r.phase = phaseDone
+			owner.counts.failed++
+			lr.stream.end(LiveUsage{PromptTokens: r.promptLen}, fmt.Errorf("request %s: %w", lr.w.ID, err))
+			return
+		}
+	}
+	r.held = lr.holdAs != ""
 	l.active = append(l.active, lr)
 }
 
@@ -51,8 +62,10 @@ func (l *Live) cancel(lr *liveReq) {
 		return // not arrived yet (arrive ends it) or already ended
 	}
 	e, r := lr.owner, lr.r
+	r.held = false // nothing to transfer
 	switch r.phase {
 	case phaseWaiting:
+		e.unpin(r)
 		removeQueued(&e.waiting, r)
 		r.phase = phaseDone
 		r.conn.Chain = nil
@@ -106,7 +119,10 @@ func (l *Live) deliver() {
 			continue
 		}
 		l.push(lr, now)
-		if r.phase == phaseFinishing || r.phase == phaseDone {
+		if r.phase == phaseFinishing || r.phase == phaseDone || r.phase == phaseHeld {
+			if r.held {
+				l.hold(lr)
+			}
 			ended = append(ended, lr)
 			continue
 		}
@@ -159,6 +175,8 @@ func (l *Live) unstick() {
 			continue
 		}
 		r := e.waiting.popFront()
+		e.unpin(r)
+		r.held = false
 		r.phase = phaseDone
 		e.counts.failed++
 		for _, lr := range l.active {

@@ -57,6 +57,9 @@ type request struct {
 	// held keeps its pages past its end while a disaggregated run
 	// transfers its KV (retire defers to releaseHeld).
 	held bool
+	// pin holds the blocks of its transferred KV (a live generation
+	// request) until its admission matches them (unpin).
+	pin allocation
 }
 
 // completionBound is the KV blocks r needs through its output limit.

@@ -72,6 +72,7 @@ func (e *engine) schedule(ctx context.Context) error {
 			break
 		}
 		e.waiting.popFront()
+		e.unpin(r)
 		if res == admitParked {
 			budget, slots = e.chargePark(r, budget, slots, &parks)
 			continue

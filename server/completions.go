@@ -22,7 +22,7 @@ type completions struct {
 	metrics *metrics
 	seq     atomic.Int64
 	role    string
-	handoff KVHandoff
+	kv      *kvFetcher
 }
 
 // handler answers the requests of endpoint e.
@@ -33,12 +33,14 @@ func (c *completions) handler(e *endpoint) http.HandlerFunc {
 		if !ok {
 			return
 		}
-		if !c.fetchKV(w, r, req) {
+		kv, ok := c.fetchKV(w, r, req)
+		if !ok {
 			return
 		}
 		seq := c.seq.Add(1)
 		id := e.idPrefix + strconv.FormatInt(seq, 10)
-		stream, err := c.live.Submit(r.Context(), workload.Request{ID: id, Tokens: req.tokens, OutputLength: req.maxTokens})
+		stream, err := c.live.SubmitWith(r.Context(), workload.Request{ID: id, Tokens: req.tokens, OutputLength: req.maxTokens},
+			submitOptions(req, seq, kv))
 		if err != nil {
 			c.fail(w, err)
 			return
@@ -48,6 +50,9 @@ func (c *completions) handler(e *endpoint) http.HandlerFunc {
 		cur := newTokenCursor(r.Context(), stream, req.maxTokens)
 		cur.first = firstToken(req)
 		if err := cur.fill(); err != nil {
+			if errors.Is(err, engine.ErrKVTransfer) {
+				c.metrics.kv.failures.WithLabelValues("refused").Inc()
+			}
 			c.fail(w, err)
 			return
 		}
@@ -85,10 +90,16 @@ func (c *completions) read(w http.ResponseWriter, r *http.Request, e *endpoint) 
 	return req, true
 }
 
-// fail answers a request that failed before its first token.
+// fail answers a request that failed before its first token; a failed
+// KV transfer carries the code DISAGG_TRANS_ERROR.
 func (c *completions) fail(w http.ResponseWriter, err error) {
 	status, typ := errorStatus(err)
-	writeError(w, status, err.Error(), typ)
+	e := newAPIError(err.Error(), typ)
+	if errors.Is(err, engine.ErrKVTransfer) {
+		code := engine.ErrKVTransfer.Error()
+		e.Error.Code = &code
+	}
+	writeJSON(w, status, e)
 }
 
 // errorStatus maps an engine error to an HTTP status and an OpenAI error

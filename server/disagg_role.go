@@ -1,10 +1,11 @@
 package server
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
+
+	"github.com/kvctl/kvctl/engine"
 )
 
 // The roles of a server in a disaggregated deployment (Options.Role; ""
@@ -18,31 +19,6 @@ const (
 	// the context server's first token.
 	RoleGeneration = "generation"
 )
-
-// KVHandoff moves a disaggregated request's KV from the context server
-// that computed it to the generation server that decodes it.
-type KVHandoff interface {
-	// Hold keeps the KV of the context_only request id, whose prompt is
-	// tokens, for a generation server to take.
-	Hold(id int64, tokens []int64) error
-	// Fetch brings the KV of request id of the context server at
-	// endpoint (ctx_info_endpoint) to this server before its
-	// generation_only request decodes.
-	Fetch(ctx context.Context, endpoint string, id int64, tokens []int64) error
-}
-
-// PoolHandoff is the KVHandoff of today's servers: nothing moves between
-// them. The generation server's engine prefills the prompt again, loading
-// from the pool what the context server saved there when they share one
-// (--pool redis://...), then decodes from the context server's first
-// token.
-type PoolHandoff struct{}
-
-// Hold keeps nothing: the context server's saves are in the pool.
-func (PoolHandoff) Hold(int64, []int64) error { return nil }
-
-// Fetch fetches nothing: the engine loads or computes the prompt's KV.
-func (PoolHandoff) Fetch(context.Context, string, int64, []int64) error { return nil }
 
 // checkRole refuses a request type the server's role does not serve and
 // settles a context_only request to one token.
@@ -63,18 +39,33 @@ func (c *completions) checkRole(req *parsedRequest) error {
 	return nil
 }
 
-// fetchKV brings a generation_only request's KV before it is submitted;
-// a failure is answered as a KV transfer error.
-func (c *completions) fetchKV(w http.ResponseWriter, r *http.Request, req parsedRequest) bool {
+// fetchKV takes a generation_only request's KV from the context server
+// at its ctx_info_endpoint before it is submitted; nil for other
+// requests, and for one without ctx_info_endpoint, whose prompt the
+// engine prefills again (loading from the pool what the context server
+// saved there when they share one). A failure is answered as
+// DISAGG_TRANS_ERROR.
+func (c *completions) fetchKV(w http.ResponseWriter, r *http.Request, req parsedRequest) (*engine.KVBlocks, bool) {
 	p := req.disagg
-	if p == nil || p.RequestType != RequestGenerationOnly {
-		return true
+	if p == nil || p.RequestType != RequestGenerationOnly || p.CtxInfoEndpoint == "" {
+		return nil, true
 	}
-	if err := c.handoff.Fetch(r.Context(), p.CtxInfoEndpoint, *p.CtxRequestID, req.tokens); err != nil {
-		writeError(w, http.StatusBadGateway, fmt.Sprintf("receiving the KV of ctx_request_id %d from %q: %v", *p.CtxRequestID, p.CtxInfoEndpoint, err), "kv_transfer_error")
-		return false
+	kv, err := c.kv.fetch(r.Context(), p.CtxInfoEndpoint, *p.CtxRequestID, r.Header.Get("Authorization"))
+	if err != nil {
+		c.fail(w, err)
+		return nil, false
 	}
-	return true
+	return kv, true
+}
+
+// submitOptions are the engine's ends of a disaggregated request's KV
+// transfer: a context_only request's KV held under its ctx_request_id
+// seq, a generation_only request's received KV.
+func submitOptions(req parsedRequest, seq int64, kv *engine.KVBlocks) engine.SubmitOptions {
+	if req.disagg != nil && req.disagg.RequestType == RequestContextOnly {
+		return engine.SubmitOptions{HoldAs: holdName(seq)}
+	}
+	return engine.SubmitOptions{KV: kv}
 }
 
 // firstToken is the token a generation_only request starts with, nil for
@@ -94,9 +85,6 @@ func (c *completions) contextParams(req parsedRequest, id int64, out []int64) (*
 	}
 	if len(out) == 0 {
 		return nil, errors.New("the context_only request ended without its first token")
-	}
-	if err := c.handoff.Hold(id, req.tokens); err != nil {
-		return nil, fmt.Errorf("holding the KV of ctx_request_id %d: %w", id, err)
 	}
 	return &DisaggParams{RequestType: RequestContextOnly, FirstGenTokens: out[:1], CtxRequestID: &id}, nil
 }

@@ -1,41 +1,15 @@
 package server
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
 
-// recordingHandoff records the KV handoffs a server asked for.
-type recordingHandoff struct {
-	mu      sync.Mutex
-	held    []int64
-	fetched []string // "ENDPOINT#ID"
-	err     error
-}
-
-func (h *recordingHandoff) Hold(id int64, _ []int64) error {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.held = append(h.held, id)
-	return nil
-}
-
-func (h *recordingHandoff) Fetch(_ context.Context, endpoint string, id int64, _ []int64) error {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.fetched = append(h.fetched, fmt.Sprintf("%s#%d", endpoint, id))
-	return h.err
-}
-
-func withRole(role string, h KVHandoff) func(*Options) {
-	return func(o *Options) { o.Role, o.Handoff = role, h }
+func withRole(role string) func(*Options) {
+	return func(o *Options) { o.Role = role }
 }
 
 func TestRolesRefuse(t *testing.T) {
@@ -52,7 +26,7 @@ func TestRolesRefuse(t *testing.T) {
 	}
 	servers := map[string]*testServer{}
 	for _, role := range []string{"", RoleContext, RoleGeneration} {
-		servers[role] = startServer(t, withRole(role, nil))
+		servers[role] = startServer(t, withRole(role))
 	}
 	for _, tt := range tests {
 		status, b := servers[tt.role].post(t, "/v1/completions", tt.body)
@@ -63,8 +37,7 @@ func TestRolesRefuse(t *testing.T) {
 }
 
 func TestContextServerAnswersParams(t *testing.T) {
-	h := &recordingHandoff{}
-	ts := startServer(t, withRole(RoleContext, h))
+	ts := startServer(t, withRole(RoleContext))
 	c := ts.complete(t, `{"prompt":"hello","max_tokens":8,"disaggregated_params":{"request_type":"context_only"}}`)
 	if len(c.Choices) != 1 || len(c.Choices[0].Text) != 1 || c.Usage.CompletionTokens != 1 {
 		t.Fatalf("context_only answer = %+v, want one choice of one token", c)
@@ -79,8 +52,8 @@ func TestContextServerAnswersParams(t *testing.T) {
 	if want := "cmpl-" + fmt.Sprint(*p.CtxRequestID); c.ID != want {
 		t.Errorf("id = %q, want %q (ctx_request_id %d)", c.ID, want, *p.CtxRequestID)
 	}
-	if diff := cmp.Diff([]int64{*p.CtxRequestID}, h.held); diff != "" {
-		t.Errorf("KV held (-want +got):\n%s", diff)
+	if _, m := ts.get(t, "/metrics"); metricValue(t, m, "kvctl_disagg_kv_held") != 1 {
+		t.Errorf("kvctl_disagg_kv_held = %v, want 1 after a context_only answer", metricValue(t, m, "kvctl_disagg_kv_held"))
 	}
 	// a plain request still answers whole, without params
 	if plain := ts.complete(t, `{"prompt":"hello","max_tokens":3}`); len(plain.Choices[0].Text) != 3 || plain.Choices[0].DisaggregatedParams != nil {
@@ -94,9 +67,9 @@ func TestGenerationServerStartsFromFirstToken(t *testing.T) {
 	if plain[0] == 'z' {
 		first-- // renders "y"
 	}
-	h := &recordingHandoff{}
-	ts := startServer(t, withRole(RoleGeneration, h))
-	body := fmt.Sprintf(`{"prompt":"hello","max_tokens":4,%%s"disaggregated_params":{"request_type":"generation_only","ctx_request_id":9,"first_gen_tokens":[%d],"ctx_info_endpoint":"http://ctx:1"}}`, first)
+	ts := startServer(t, withRole(RoleGeneration))
+	// without ctx_info_endpoint the prompt is prefilled again (from the pool when shared)
+	body := fmt.Sprintf(`{"prompt":"hello","max_tokens":4,%%s"disaggregated_params":{"request_type":"generation_only","ctx_request_id":9,"first_gen_tokens":[%d]}}`, first)
 	want := Detokenize([]int64{first}) + plain[1:]
 	if got := ts.complete(t, fmt.Sprintf(body, "")).Choices[0].Text; got != want {
 		t.Errorf("generation_only answer = %q, want %q (the first token given, then the plain answer's)", got, want)
@@ -104,23 +77,14 @@ func TestGenerationServerStartsFromFirstToken(t *testing.T) {
 	if got := ts.stream(t, "/v1/completions", fmt.Sprintf(body, `"stream":true,`)).text; got != want {
 		t.Errorf("generation_only stream = %q, want %q", got, want)
 	}
-	if diff := cmp.Diff([]string{"http://ctx:1#9", "http://ctx:1#9"}, h.fetched); diff != "" {
-		t.Errorf("KV fetched (-want +got):\n%s", diff)
-	}
-	h.err = fmt.Errorf("link down")
-	status, b := ts.post(t, "/v1/completions", fmt.Sprintf(body, ""))
-	if status != http.StatusBadGateway || !strings.Contains(string(b), `receiving the KV of ctx_request_id 9 from \"http://ctx:1\": link down`) {
-		t.Errorf("generation_only with a failed fetch = %d %s, want 502 kv_transfer_error", status, b)
-	}
 }
 
 // TestFrontOverServers runs the whole path: a front over a context
 // server and a generation server answers as one plain server does.
 func TestFrontOverServers(t *testing.T) {
 	plain := startServer(t, nil)
-	ctxH, genH := &recordingHandoff{}, &recordingHandoff{}
-	ctx := startServer(t, withRole(RoleContext, ctxH))
-	gen := startServer(t, withRole(RoleGeneration, genH))
+	ctx := startServer(t, withRole(RoleContext))
+	gen := startServer(t, withRole(RoleGeneration))
 	front := startFront(t, []string{ctx.url}, []string{gen.url}, FrontOptions{})
 	viaFront := &testServer{url: front.URL}
 	body := `{"prompt":"hello there","max_tokens":6}`
@@ -143,7 +107,9 @@ func TestFrontOverServers(t *testing.T) {
 	if status != http.StatusOK || len(cc.Choices) != 1 || cc.Choices[0].Message.Content != pc.Choices[0].Message.Content {
 		t.Errorf("chat through the front = %d %s, want the plain server's %q", status, b, pc.Choices[0].Message.Content)
 	}
-	if len(ctxH.held) != 3 || len(genH.fetched) != 3 || !strings.HasPrefix(genH.fetched[0], ctx.url+"#") {
-		t.Errorf("handoffs: held %v, fetched %v; want 3 each, fetched from %s", ctxH.held, genH.fetched, ctx.url)
+	_, cm := ctx.get(t, "/metrics")
+	_, gm := gen.get(t, "/metrics")
+	if sent, received := metricValue(t, cm, "kvctl_disagg_kv_sent_total"), metricValue(t, gm, "kvctl_disagg_kv_received_total"); sent != 3 || received != 3 {
+		t.Errorf("KV sent %v, received %v; want 3 each", sent, received)
 	}
 }

@@ -79,10 +79,19 @@
 // number of its id, cmpl-N or chatcmpl-N); RoleGeneration answers a
 // generation_only request, streamed or not, whose first token is
 // first_gen_tokens[0]. A server refuses (400) the request type of the
-// other role, and both without a role. Options.Handoff moves the KV
-// between them; today's PoolHandoff moves nothing: the generation
-// server's engine prefills the prompt again, loading from a shared pool
-// what the context server saved.
+// other role, and both without a role.
+//
+// The KV moves between them over HTTP (Options.KVTransfer): a context
+// server holds a context_only request's pages under its ctx_request_id
+// (engine.SubmitOptions.HoldAs) and serves them at KVPath+id (GET takes
+// them, DELETE releases them; 404 for an id not held) until
+// KVTransferOptions.Timeout; a generation server given a generation_only
+// request with ctx_info_endpoint fetches them from there, paced and
+// bounded by KVTransferOptions, and its engine verifies and installs them
+// as the request's prefix (engine.SubmitOptions.KV). A transfer that
+// fails answers 500 with the code DISAGG_TRANS_ERROR and releases the
+// hold. Without ctx_info_endpoint the engine prefills the prompt again,
+// loading from a shared pool what the context server saved.
 //
 // NewFront and RunFront serve the front over such servers: each request
 // goes to a context server (routed round-robin or to the fewest in

@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/http"
+	"slices"
 
 	"github.com/kvctl/kvctl/engine"
 	"github.com/kvctl/kvctl/pool"
@@ -18,6 +19,7 @@ type metrics struct {
 	reg          *prometheus.Registry
 	ttft         prometheus.Histogram
 	modelledTTFT prometheus.Histogram
+	kv           *kvMetrics
 }
 
 func newMetrics(live *engine.Live, p pool.Store) *metrics {
@@ -28,6 +30,7 @@ func newMetrics(live *engine.Live, p pool.Store) *metrics {
 		Help: "Modelled (engine clock) time to first token of completed requests.", Buckets: ttftBuckets})
 	m.reg.MustRegister(m.ttft, m.modelledTTFT, newEngineCollector(live), stats.NewPoolCollector(p.Stat, stats.PoolCollectorOptions{KvctlSeries: true}),
 		stats.NewHolesCollector(live.Holes, nil), stats.NewLoadCollector(live.Transfers, nil))
+	m.kv = newKVMetrics(m.reg)
 	return m
 }
 
@@ -66,13 +69,14 @@ var engineSeries = []series{
 
 // engineCollector exposes engine.LiveStats.
 type engineCollector struct {
-	live  *engine.Live
-	descs []*prometheus.Desc
+	live   *engine.Live
+	series []series
+	descs  []*prometheus.Desc
 }
 
 func newEngineCollector(live *engine.Live) *engineCollector {
-	c := &engineCollector{live: live}
-	for _, s := range engineSeries {
+	c := &engineCollector{live: live, series: append(slices.Clip(engineSeries), kvSeries...)}
+	for _, s := range c.series {
 		c.descs = append(c.descs, prometheus.NewDesc(s.name, s.help, nil, nil))
 	}
 	return c
@@ -88,7 +92,7 @@ func (c *engineCollector) Describe(ch chan<- *prometheus.Desc) {
 // Collect sends the engine's counters as of its last pass.
 func (c *engineCollector) Collect(ch chan<- prometheus.Metric) {
 	st := c.live.Stats()
-	for i, s := range engineSeries {
+	for i, s := range c.series {
 		ch <- prometheus.MustNewConstMetric(c.descs[i], s.kind, s.value(st))
 	}
 }

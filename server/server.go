@@ -53,9 +53,10 @@ type Options struct {
 	// generation_only ones; "" answers neither. Every role answers plain
 	// requests.
 	Role string
-	// Handoff moves the KV of disaggregated requests between the roles;
-	// default PoolHandoff.
-	Handoff KVHandoff
+	// KVTransfer configures the KV transfer between the roles: a context
+	// server holds a context_only request's KV for KVTransfer.Timeout and
+	// serves it at KVPath; a generation server takes it from there.
+	KVTransfer KVTransferOptions
 	// Logf, when not nil, receives log lines (shutdown, engine failure).
 	Logf func(format string, args ...any)
 	// Ready, when not nil, is called with the bound address once the
@@ -73,9 +74,7 @@ func (o *Options) setDefaults() {
 	if o.Logf == nil {
 		o.Logf = func(string, ...any) {}
 	}
-	if o.Handoff == nil {
-		o.Handoff = PoolHandoff{}
-	}
+	o.KVTransfer.setDefaults()
 }
 
 // Run serves until ctx ends (it returns nil then, after a graceful
@@ -96,7 +95,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 	}
 	cfg := opts.Engine
 	cfg.Pool = opts.Pool
-	live, err := engine.NewLive(cfg, engine.LiveOptions{RealTime: opts.RealTime})
+	live, err := engine.NewLive(cfg, engine.LiveOptions{RealTime: opts.RealTime, KVHoldTimeout: opts.KVTransfer.Timeout})
 	if err != nil {
 		return fmt.Errorf("server: %w", err)
 	}
@@ -162,11 +161,14 @@ var adminWritePaths = []string{"/query_key"}
 // newHandler routes the server's endpoints.
 func newHandler(live *engine.Live, opts Options) http.Handler {
 	mux := http.NewServeMux()
-	c := &completions{live: live, model: opts.ModelName, metrics: newMetrics(live, opts.Pool), role: opts.Role, handoff: opts.Handoff}
+	c := &completions{live: live, model: opts.ModelName, metrics: newMetrics(live, opts.Pool), role: opts.Role}
+	c.kv = newKVFetcher(opts.KVTransfer, c.metrics.kv)
 	keyed := func(h http.Handler) http.Handler { return requireKey(opts.APIKey, h) }
 	mux.Handle("POST /v1/completions", keyed(c.handler(&textCompletions)))
 	mux.Handle("POST /v1/chat/completions", keyed(c.handler(&chatCompletions)))
 	mux.Handle("GET /v1/models", keyed(http.HandlerFunc(c.models)))
+	mux.Handle("GET "+KVPath+"{id}", keyed(http.HandlerFunc(c.takeKV)))
+	mux.Handle("DELETE "+KVPath+"{id}", keyed(http.HandlerFunc(c.releaseKV)))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { healthz(w, live) })
 	mux.Handle("GET /metrics", c.metrics.handler())
 	if opts.Master != nil {
