@@ -44,6 +44,7 @@ type serveOptions struct {
 	WriteRequests  string // the file the replayed requests are written to
 	Plot           plotFlag
 	Sweep          serveSweep
+	Costs          costFlags
 }
 
 func newServeCmd(ios *IOStreams, g *globalOptions) *cobra.Command {

@@ -62,6 +62,8 @@ func (o *serveOptions) validateEngine(cfg engine.Config) error {
 
 // sweepResult is serve --sweep's output.
 type sweepResult struct {
+	Model    string               `json:"model"`
+	Costs    engine.Costs         `json:"costs"`
 	Scale    sensitivity.Scale    `json:"scale"`
 	WindowMS float64              `json:"window_ms"`
 	RecentMS float64              `json:"recent_ms"`
@@ -81,7 +83,7 @@ func runServeSweep(ctx context.Context, ios *IOStreams, g *globalOptions, o *ser
 	if err != nil {
 		return err
 	}
-	res := sweepResult{Scale: sensitivity.NewScale(cfg.Keys.Layout), WindowMS: ms(o.Sweep.Window), RecentMS: ms(o.Sweep.Recent),
+	res := sweepResult{Model: o.Costs.Model, Costs: cfg.Costs, Scale: sensitivity.NewScale(cfg.Keys.Layout), WindowMS: ms(o.Sweep.Window), RecentMS: ms(o.Sweep.Recent),
 		Criteria: sensitivity.DefaultCriteria()}
 	bar := newProgress(ios, g, "replay", "requests", int(reqs)*len(caps))
 	opts := sensitivity.Options{
