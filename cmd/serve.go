@@ -141,7 +141,7 @@ $ kvctl serve --disagg-front --ctx 127.0.0.1:8001 --gen 127.0.0.1:8002 --addr 12
 	o.Sweep.register(fs)
 	o.Disagg.register(fs)
 	o.registerDisaggReplay(fs)
-	o.Plot.register(fs, "the pool's hit rate and occupancy over the replay (every --stats-interval, default 1s), TTFT and ITL distributions and load phases")
+	o.Plot.register(fs, "the pool's hit rate and occupancy over the replay (every --stats-interval, default 1s), TTFT and ITL distributions and load phases; with --sweep, hit rate, TTFT, evictions, recent misses and bursts against capacity")
 	return c
 }
 
