@@ -88,7 +88,7 @@ the first failed), 4 when the pool is unreachable.`,
 		Example: `$ kvctl serve --single-rank --trace testdata/trace-small.jsonl
 $ kvctl serve --single-rank --synthetic conversations=50,turns=4 -o json
 $ kvctl serve --single-rank --trace conversation.jsonl --pool redis://127.0.0.1:6379/0 --stats-interval 10s
-$ kvctl serve --single-rank --trace conversation.jsonl --layer-group 0:10MiB --tp 8 --attention-dp --sweep capacity=4TiB,6TiB,8TiB
+$ kvctl serve --single-rank --trace conversation.jsonl --layer-group 0:10MiB --tp 8 --attention-dp --model llama-3-70b --sweep capacity=4TiB,6TiB,8TiB --plot sweep.svg
 $ kvctl serve --single-rank --addr 127.0.0.1:8000
 $ kvctl serve --single-rank --addr 0.0.0.0:8000 --api-key sk-local
 $ kvctl serve --single-rank --server-role context --addr 127.0.0.1:8001
