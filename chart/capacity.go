@@ -34,17 +34,10 @@ func CapacitySweep(runs []holes.Run, ideal *float64) (*Chart, error) {
 		hole[i] = plotter.XY{X: x, Y: float64(s.HoleBlocks)}
 		stranded[i] = plotter.XY{X: x, Y: float64(s.BehindHoleBlocks)}
 	}
-	top := newPlot("Prefix reuse against pool capacity", "", "hit rate (prompt tokens)")
-	if err := addSeries(top, 0, SeriesHitRate, hit); err != nil {
+	top, err := hitRatePanel("Prefix reuse against pool capacity", hit, ideal)
+	if err != nil {
 		return nil, err
 	}
-	if ideal != nil {
-		line := plotter.XYs{{X: hit[0].X, Y: *ideal}, {X: hit[len(hit)-1].X, Y: *ideal}}
-		if err := addReference(top, SeriesIdeal, line); err != nil {
-			return nil, err
-		}
-	}
-	top.Y.Min, top.Y.Max, top.Y.Tick.Marker = 0, 1, fractionTicks{}
 	bottom := newPlot("", "pool capacity (log scale)", "blocks")
 	if err := addSeries(bottom, 1, SeriesHoles, hole); err != nil {
 		return nil, err
@@ -55,12 +48,35 @@ func CapacitySweep(runs []holes.Run, ideal *float64) (*Chart, error) {
 	// With no hole at any capacity, 0..1 rather than the -1..1 an axis
 	// of equal ends gets.
 	bottom.Y.Min, bottom.Y.Max = 0, max(bottom.Y.Max, 1)
-	for _, p := range []*plot.Plot{top, bottom} {
+	capacityAxes([]*plot.Plot{top, bottom}, hit[0].X, hit[len(hit)-1].X)
+	return &Chart{Title: top.Title.Text, panels: []*plot.Plot{top, bottom}, w: defaultWidth, h: tallHeight}, nil
+}
+
+// hitRatePanel is a panel of the hit rate against capacity on a 0..1
+// axis, with the ideal reuse as a dashed line when ideal is not nil.
+func hitRatePanel(title string, hit plotter.XYs, ideal *float64) (*plot.Plot, error) {
+	p := newPlot(title, "", "hit rate (prompt tokens)")
+	if err := addSeries(p, 0, SeriesHitRate, hit); err != nil {
+		return nil, err
+	}
+	if ideal != nil {
+		line := plotter.XYs{{X: hit[0].X, Y: *ideal}, {X: hit[len(hit)-1].X, Y: *ideal}}
+		if err := addReference(p, SeriesIdeal, line); err != nil {
+			return nil, err
+		}
+	}
+	p.Y.Min, p.Y.Max, p.Y.Tick.Marker = 0, 1, fractionTicks{}
+	return p, nil
+}
+
+// capacityAxes gives panels one capacity axis: log scale, byte ticks,
+// from lo to hi with a margin.
+func capacityAxes(panels []*plot.Plot, lo, hi float64) {
+	for _, p := range panels {
 		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, bytesTicks{}
-		p.X.Min, p.X.Max = hit[0].X, hit[len(hit)-1].X
+		p.X.Min, p.X.Max = lo, hi
 		padLogRange(&p.X)
 	}
-	return &Chart{Title: top.Title.Text, panels: []*plot.Plot{top, bottom}, w: defaultWidth, h: tallHeight}, nil
 }
 
 // sortedRuns is runs in order of capacity.

@@ -36,6 +36,8 @@ func readFixture(t *testing.T, name string, v any) {
 type svgDoc struct {
 	texts []string
 	fills []string
+	// strokes are the stroke colours of every path ("" for none).
+	strokes []string
 }
 
 // parseSVG parses an SVG document with encoding/xml.
@@ -64,18 +66,22 @@ func parseSVG(t *testing.T, b []byte) svgDoc {
 			doc.texts = append(doc.texts, s)
 		case "path":
 			doc.fills = append(doc.fills, fillOf(se))
+			doc.strokes = append(doc.strokes, styleOf(se, "stroke"))
 		}
 	}
 }
 
 // fillOf is the fill colour of a path's style ("" for none).
-func fillOf(se xml.StartElement) string {
+func fillOf(se xml.StartElement) string { return styleOf(se, "fill") }
+
+// styleOf is the value of a property of an element's style ("" for none).
+func styleOf(se xml.StartElement, property string) string {
 	for _, a := range se.Attr {
 		if a.Name.Local != "style" {
 			continue
 		}
 		for _, decl := range strings.Split(a.Value, ";") {
-			if v, ok := strings.CutPrefix(strings.TrimSpace(decl), "fill:"); ok && v != "none" {
+			if v, ok := strings.CutPrefix(strings.TrimSpace(decl), property+":"); ok && v != "none" {
 				return v
 			}
 		}

@@ -1,7 +1,8 @@
 // Package chart draws kvctl's results as figures: hit rate against pool
 // capacity for a simulated capacity sweep, GB/s against page size for a
-// bench sweep, the hole map of probed or simulated requests, and a serve
-// replay's timeline, latency distributions and load phases.
+// bench sweep, the hole map of probed or simulated requests, a serve
+// replay's timeline, latency distributions and load phases, and a serve
+// pool-size sweep's hit rate, TTFT, evictions and bursts against capacity.
 //
 // Figures are drawn with gonum.org/v1/plot and its bundled Liberation
 // fonts, so that a figure's layout is the same on every machine, and

@@ -47,6 +47,7 @@ type serveOptions struct {
 	WriteRequests string // the file the replayed requests are written to
 	Plot          plotFlag
 	Sweep         serveSweep
+	Costs         costFlags
 }
 
 func newServeCmd(ios *IOStreams, g *globalOptions) *cobra.Command {
@@ -92,7 +93,7 @@ the first failed), 4 when the pool is unreachable.`,
 		Example: `$ kvctl serve --single-rank --trace testdata/trace-small.jsonl
 $ kvctl serve --single-rank --synthetic conversations=50,turns=4 -o json
 $ kvctl serve --single-rank --trace conversation.jsonl --pool redis://127.0.0.1:6379/0 --stats-interval 10s
-$ kvctl serve --single-rank --trace conversation.jsonl --layer-group 0:10MiB --tp 8 --attention-dp --sweep capacity=4TiB,6TiB,8TiB
+$ kvctl serve --single-rank --trace conversation.jsonl --layer-group 0:10MiB --tp 8 --attention-dp --model llama-3-70b --sweep capacity=4TiB,6TiB,8TiB --plot sweep.svg
 $ kvctl serve --single-rank --addr 127.0.0.1:8000
 $ kvctl serve --single-rank --addr 0.0.0.0:8000 --api-key sk-local
 $ kvctl serve --single-rank --server-role context --addr 127.0.0.1:8001
@@ -145,7 +146,7 @@ $ kvctl serve --disagg-front --ctx 127.0.0.1:8001 --gen 127.0.0.1:8002 --addr 12
 	o.Sweep.register(fs)
 	o.Disagg.register(fs)
 	o.registerDisaggReplay(fs)
-	o.Plot.register(fs, "the pool's hit rate and occupancy over the replay (every --stats-interval, default 1s), TTFT and ITL distributions and load phases")
+	o.Plot.register(fs, "the pool's hit rate and occupancy over the replay (every --stats-interval, default 1s), TTFT and ITL distributions and load phases; with --sweep, hit rate, TTFT, evictions, recent misses and bursts against capacity")
 	return c
 }
 

@@ -116,6 +116,9 @@ func (o *serveOptions) engineConfig(settings keys.Settings, ios *IOStreams, g *g
 // default.
 func (o *serveOptions) parse(cfg *engine.Config) error {
 	var err error
+	if cfg.Costs, err = o.Costs.costs(); err != nil {
+		return err
+	}
 	if o.GPUBytes != "" {
 		if cfg.GPU.Bytes, err = positiveSize("--gpu-bytes", o.GPUBytes); err != nil {
 			return err

@@ -24,6 +24,7 @@ func (o *serveOptions) registerEngine(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.Verify, "verify", true, "compare every loaded page with the computed one (--verify=false: do not)")
 	fs.BoolVar(&o.NoVerify, "no-verify", false, "do not compare loaded pages with the computed ones")
 	markDeprecated(fs, "no-verify", "--verify=false")
+	o.Costs.register(fs)
 	fs.StringVar(&cfg.Draft.Kind, "draft", "", "speculative prefill with a one-model draft: mtp, mtp-eagle or eagle3 (context-only requests)")
 	fs.IntVar(&cfg.Draft.MaxLen, "max-draft-len", 0, "max_draft_len of --draft")
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kvctl/kvctl/engine"
 	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/report"
 	"github.com/kvctl/kvctl/sensitivity"
 	"github.com/kvctl/kvctl/size"
 	"github.com/kvctl/kvctl/workload"
@@ -39,8 +40,8 @@ func (o *serveOptions) checkSweep() ([]int64, error) {
 		return nil, usagef("--sweep replays: give --trace FILE or --synthetic SPEC")
 	case o.Pool.URL != "" && !o.Pool.FromEnv:
 		return nil, usagef("--sweep opens an embedded pool per capacity: leave out --pool")
-	case o.Plot.Path != "" || o.WriteRequests != "" || o.Device != "" || o.Engine.StatsInterval != 0:
-		return nil, usagef("--plot, --write-requests, --device and --stats-interval are for one replay, not --sweep")
+	case o.WriteRequests != "" || o.Device != "" || o.Engine.StatsInterval != 0:
+		return nil, usagef("--write-requests, --device and --stats-interval are for one replay, not --sweep")
 	case s.Window <= 0 || s.Recent <= 0:
 		return nil, usagef("--burst-window %v and --burst-recency %v must be positive", s.Window, s.Recent)
 	}
@@ -62,6 +63,8 @@ func (o *serveOptions) validateEngine(cfg engine.Config) error {
 
 // sweepResult is serve --sweep's output.
 type sweepResult struct {
+	Model    string               `json:"model"`
+	Costs    engine.Costs         `json:"costs"`
 	Scale    sensitivity.Scale    `json:"scale"`
 	WindowMS float64              `json:"window_ms"`
 	RecentMS float64              `json:"recent_ms"`
@@ -77,11 +80,15 @@ func runServeSweep(ctx context.Context, ios *IOStreams, g *globalOptions, o *ser
 	if err != nil {
 		return err
 	}
+	if err := o.Plot.open(); err != nil {
+		return err
+	}
+	defer o.Plot.discard()
 	reqs, _, err := countSource(ctx, src)
 	if err != nil {
 		return err
 	}
-	res := sweepResult{Scale: sensitivity.NewScale(cfg.Keys.Layout), WindowMS: ms(o.Sweep.Window), RecentMS: ms(o.Sweep.Recent),
+	res := sweepResult{Model: o.Costs.Model, Costs: cfg.Costs, Scale: sensitivity.NewScale(cfg.Keys.Layout), WindowMS: ms(o.Sweep.Window), RecentMS: ms(o.Sweep.Recent),
 		Criteria: sensitivity.DefaultCriteria()}
 	bar := newProgress(ios, g, "replay", "requests", int(reqs)*len(caps))
 	opts := sensitivity.Options{
@@ -102,6 +109,9 @@ func runServeSweep(ctx context.Context, ios *IOStreams, g *globalOptions, o *ser
 		return err
 	}
 	if err := printServeSweep(ios, g, res); err != nil {
+		return err
+	}
+	if err := o.Plot.write(report.ServeSweepChart(res.Runs)); err != nil {
 		return err
 	}
 	for _, r := range res.Runs {

@@ -59,7 +59,7 @@ func sweepNote(res sweepResult) string {
 	if sc.Ratio != 1 {
 		pages += fmt.Sprintf(", moved as %s proxies (pool capacity and bandwidth divided by %.0f)", size.Human(sc.ProxyBlockBytes), sc.Ratio)
 	}
-	return fmt.Sprintf("\n%s; a burst: %g s windows with at least %d and %gx the median recent misses "+
+	return fmt.Sprintf("\n%s; %s; a burst: %g s windows with at least %d and %gx the median recent misses "+
 		"(chains found within %g s, missed now) and at most %gx the median eviction volume",
-		pages, res.WindowMS/1000, c.MinMisses, c.MissFactor, res.RecentMS/1000, c.EvictionFactor)
+		pages, costsNote(res.Model, res.Costs), res.WindowMS/1000, c.MinMisses, c.MissFactor, res.RecentMS/1000, c.EvictionFactor)
 }

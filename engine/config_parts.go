@@ -229,27 +229,3 @@ func (d DraftConfig) lookahead(keysLookahead int) (int, error) {
 	}
 	return l, nil
 }
-
-// Costs are the modelled time of an iteration, in milliseconds:
-// IterationMS + prefill tokens × PrefillTokenMS + decode requests ×
-// DecodeTokenMS + bytes moved / (TransferGBps × 1e6). The defaults are an
-// 8B-class model on one H200: 2 ms a step, 20 µs a prefill token (50k
-// tokens/s), 50 µs per decoding request, 25 GB/s between pool and GPU.
-type Costs struct {
-	IterationMS    float64
-	PrefillTokenMS float64
-	DecodeTokenMS  float64
-	TransferGBps   float64
-}
-
-// DefaultCosts returns the default Costs.
-func DefaultCosts() Costs {
-	return Costs{IterationMS: 2, PrefillTokenMS: 0.02, DecodeTokenMS: 0.05, TransferGBps: 25}
-}
-
-func (c Costs) validate() error {
-	if c.IterationMS < 0 || c.PrefillTokenMS < 0 || c.DecodeTokenMS < 0 || c.TransferGBps <= 0 {
-		return fmt.Errorf("costs %+v: times must not be negative and bandwidth must be positive", c)
-	}
-	return nil
-}

@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -23,6 +22,7 @@ const (
 	HolesSweep      Kind = "holes capacity sweep"
 	BenchRuns       Kind = "bench"
 	Serve           Kind = "serve replay"
+	ServeSweep      Kind = "serve pool-size sweep"
 )
 
 // Input is one kvctl -o json output, read.
@@ -37,6 +37,7 @@ type Input struct {
 	sim   *holes.Run
 	bench []transfer.BenchResult
 	serve *serveReport
+	pools *serveSweep
 }
 
 // holesSweep is the JSON of holes --simulate --sweep.
@@ -95,7 +96,11 @@ func (in *Input) decode(fields map[string]json.RawMessage, data []byte) error {
 		in.Kind = BenchRuns
 		return in.decodeBench(data, runs)
 	case cmd == "serve" && runs:
-		return errors.New("a report draws one serve replay, not a pool-size sweep (serve --sweep)")
+		in.Kind, in.pools = ServeSweep, &serveSweep{}
+		if err := decodeInto(data, in.pools); err != nil {
+			return err
+		}
+		return in.pools.validate()
 	case cmd == "serve":
 		in.Kind, in.serve = Serve, &serveReport{}
 		if err := decodeInto(data, in.serve); err != nil {

@@ -22,6 +22,7 @@ var fixtures = []struct {
 	{"bench_sweep.json", BenchRuns},
 	{"bench_run.json", BenchRuns},
 	{"serve.json", Serve},
+	{"serve_sweep.json", ServeSweep},
 }
 
 // readAll reads every fixture.
@@ -53,7 +54,7 @@ func TestReadErrors(t *testing.T) {
 		{"array.json", "array.json: not a kvctl -o json output of holes, bench or serve: it holds a JSON array, not an object"},
 		{"no_header.json", `no_header.json: not a kvctl -o json output of holes, bench or serve: no "kvctl" header object (it holds an object with fields pool, probe, requests, summary)`},
 		{"pool_stat.json", "pool_stat.json: output of kvctl v0.1.0 pool stat: a report draws the outputs of holes, bench load|save and serve, not of pool stat"},
-		{"serve_sweep.json", "serve_sweep.json: output of kvctl v0.1.0 serve: a report draws one serve replay, not a pool-size sweep (serve --sweep)"},
+		{"bad_serve_sweep.json", "bad_serve_sweep.json: output of kvctl v0.1.0 serve: run 0: hit rate 1.4, want 0 to 1"},
 		{"newer.json", "newer.json: written by kvctl v9.0.0 (holes) in output format 7; this kvctl reads formats 1 to 1"},
 		{"odd_header.json", `odd_header.json: the "kvctl" header is not kvctl's: "yes"`},
 		{"bad_timeline.json", "bad_timeline.json: output of kvctl v0.1.0 serve: timeline sample 1: at 1000 ms, want 2000 to 1e+12"},
@@ -80,7 +81,7 @@ func TestWrite(t *testing.T) {
 		_ = os.WriteFile(filepath.Join(dir, "report.html"), page.Bytes(), 0o644)
 	}
 	html := page.String()
-	for _, want := range []string{"Written by kvctl v0.test from 6 inputs", "made by <code>kvctl holes</code>, kvctl devel",
+	for _, want := range []string{"Written by kvctl v0.test from 7 inputs", "made by <code>kvctl holes</code>, kvctl devel",
 		"<code>kvctl bench load</code>", "<code>kvctl bench save</code>", "<code>kvctl serve</code>",
 		"holes_probe.json: holes probe", "ideal reuse: 44.3%"} {
 		if !strings.Contains(html, want) {
@@ -94,9 +95,10 @@ func TestWrite(t *testing.T) {
 	}
 	svgs := inlineSVGs(t, html)
 	// sweep; probe's map; simulation's map; bench sweep; bench run's
-	// phases; serve's timeline, CDFs and phases in one.
-	if len(svgs) != 6 {
-		t.Errorf("the page has %d figures, want 6", len(svgs))
+	// phases; serve's timeline, CDFs and phases in one; serve's
+	// pool-size sweep.
+	if len(svgs) != 7 {
+		t.Errorf("the page has %d figures, want 7", len(svgs))
 	}
 	for i, svg := range svgs {
 		if err := wellFormed(svg); err != nil {

@@ -58,6 +58,8 @@ func (s *section) draw() ([]*chart.Chart, error) {
 		charts, err = s.bench(in.bench)
 	case Serve:
 		charts, err = s.serveReport(in.serve)
+	case ServeSweep:
+		charts, err = s.serveSweep(in.pools)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Input.Name, err)

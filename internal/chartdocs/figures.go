@@ -53,6 +53,7 @@ func figures(dir string) ([]figure, error) {
 		{"chart-hole-map.png", func() (*chart.Chart, error) { return chart.HoleMap(probe.Requests) }},
 		{"chart-serve.png", func() (*chart.Chart, error) { return reportChart(filepath.Join(dir, "serve.json")) }},
 		{"chart-bench-phases.png", func() (*chart.Chart, error) { return reportChart(filepath.Join(dir, "bench_run.json")) }},
+		{"chart-serve-sweep.png", func() (*chart.Chart, error) { return reportChart(filepath.Join(dir, "serve_sweep.json")) }},
 	}, nil
 }
 
