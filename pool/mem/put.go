@@ -62,6 +62,7 @@ const slabObjects = 256
 func (s *Store) newObjects(items []pool.PutItem, inPlace bool) []*object {
 	objs := make([]*object, len(items))
 	var slab []object
+	var keySlab []byte
 	for i := range items {
 		it := &items[i]
 		if s.validatePut(it, inPlace) != pool.OK {
@@ -69,10 +70,11 @@ func (s *Store) newObjects(items []pool.PutItem, inPlace bool) []*object {
 		}
 		if len(slab) == 0 {
 			slab = make([]object, min(len(items)-i, slabObjects))
+			keySlab = make([]byte, len(slab)*packedLen)
 		}
 		o := &slab[0]
 		slab = slab[1:]
-		o.key, o.size, o.seg = it.Key, it.SizeOf(), -1
+		o.key, o.size, o.seg = s.keys.storeKey(it.Key, &keySlab), it.SizeOf(), -1
 		objs[i] = o
 	}
 	return objs
