@@ -56,31 +56,28 @@ type prefixTable struct {
 	names []string
 }
 
-// split is key's prefix and hash digits when key ends in 32 lower-case hex
-// digits.
-func split(key string) (prefix, digits string, ok bool) {
-	if len(key) < hashDigits {
-		return "", "", false
+// unhex is each byte's value as a lower-case hex digit, 0xff for a byte
+// that is not one.
+var unhex = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xff
 	}
-	prefix, digits = key[:len(key)-hashDigits], key[len(key)-hashDigits:]
-	for i := 0; i < len(digits); i++ {
-		if nibble(digits[i]) > 15 {
-			return "", "", false
-		}
+	for i, c := range hexDigits {
+		t[c] = byte(i)
 	}
-	return prefix, digits, true
-}
+	return t
+}()
 
-// nibble is the value of the lower-case hex digit c, above 15 for any
-// other byte.
-func nibble(c byte) byte {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0'
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10
+// decodeHash writes the 16 bytes that digits, 32 characters, spell into
+// dst and reports whether they were all lower-case hex digits.
+func decodeHash(dst []byte, digits string) bool {
+	var bad byte
+	for i := range hashBytes {
+		hi, lo := unhex[digits[2*i]], unhex[digits[2*i+1]]
+		bad |= hi | lo
+		dst[i] = hi<<4 | lo
 	}
-	return 16
+	return bad&0xf0 == 0
 }
 
 const hexDigits = "0123456789abcdef"
@@ -125,19 +122,12 @@ func (p *keyPacker) add(prefix string) uint16 {
 // pack writes key's packed form into buf and reports whether key packs;
 // add numbers a new prefix (a put) where a lookup does not.
 func (p *keyPacker) pack(buf *[packedLen]byte, key string, add bool) bool {
-	prefix, digits, ok := split(key)
-	if !ok {
+	if len(key) < hashDigits || !decodeHash(buf[3:], key[len(key)-hashDigits:]) {
 		return false
 	}
-	id := p.id(prefix, add)
-	if id == 0 {
-		return false
-	}
+	id := p.id(key[:len(key)-hashDigits], add)
 	buf[0], buf[1], buf[2] = 0, byte(id>>8), byte(id)
-	for i := range hashBytes {
-		buf[3+i] = nibble(digits[2*i])<<4 | nibble(digits[2*i+1])
-	}
-	return true
+	return id != 0
 }
 
 // lookupKey is key's index form for a lookup, in buf when packed: no
