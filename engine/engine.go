@@ -23,6 +23,7 @@ type engine struct {
 	worker   *connector.Worker   // rank 0's: lookups
 	workers  []*connector.Worker // one per rank (tensor parallelism)
 	faults   *connector.FaultMover
+	chains   *chainPool // where retire recycles chains; nil: nowhere
 	// written records the pages the saves stored, with Config.RemovePages.
 	written *writtenPages
 	// outcome is shared by the owners of an attention-DP run.

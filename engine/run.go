@@ -45,6 +45,9 @@ func Run(ctx context.Context, cfg Config, src workload.Source, progress func(Pro
 		defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	}
 	in := newArrivals(src, cfg.Concurrency, c.owners[0].cfg.Keys)
+	for _, e := range c.owners {
+		e.chains = in.chains // each request owns its chain here: recycle them
+	}
 	err = c.loop(ctx, in, progress)
 	in.stop()
 	if err == nil {
