@@ -24,6 +24,7 @@ type engine struct {
 	workers  []*connector.Worker // one per rank (tensor parallelism)
 	faults   *connector.FaultMover
 	chains   *chainPool // where retire recycles chains; nil: nowhere
+	allocs   *allocRoom // where retire recycles block lists; nil: nowhere
 	// written records the pages the saves stored, with Config.RemovePages.
 	written *writtenPages
 	// outcome is shared by the owners of an attention-DP run.

@@ -46,7 +46,8 @@ func Run(ctx context.Context, cfg Config, src workload.Source, progress func(Pro
 	}
 	in := newArrivals(src, cfg.Concurrency, c.owners[0].cfg.Keys)
 	for _, e := range c.owners {
-		e.chains = in.chains // each request owns its chain here: recycle them
+		// each request owns its chain and block lists here: recycle them
+		e.chains, e.allocs = in.chains, new(allocRoom)
 	}
 	err = c.loop(ctx, in, progress)
 	in.stop()
