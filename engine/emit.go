@@ -21,7 +21,7 @@ func (e *engine) emit() {
 				e.cfg.Observer.FirstToken(r.arrivalMS, now-r.arrivalMS)
 			}
 		} else {
-			e.lat.itl = append(e.lat.itl, float32(now-r.lastTokMS))
+			e.lat.itl = appendSample(e.lat.itl, float32(now-r.lastTokMS))
 		}
 		r.lastTokMS = now
 		e.writeBlocks(r)
