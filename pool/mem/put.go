@@ -61,12 +61,12 @@ func (s *Store) newObjects(items []pool.PutItem, inPlace bool) []*object {
 	return s.makeObjects(make([]*object, len(items)), items, inPlace)
 }
 
-// makeObjects is newObjects into objs, len(items) long. Up to slabObjects
-// of a call's objects share one allocation, which lives until the last of
-// them is dropped: far fewer allocations than one per value, for a bounded
-// amount of memory kept by an object that outlives its neighbours. With
-// inPlace (Reserve) an item needs no Value: the caller writes its bytes in
-// place.
+// makeObjects is newObjects into objs, len(items) long and all nil. Up to
+// slabObjects of a call's objects share one allocation, and their packed
+// keys another, which live until the last of them is dropped: far fewer
+// allocations than one per value, for a bounded amount of memory kept by
+// an object that outlives its neighbours. With inPlace (Reserve) an item
+// needs no Value: the caller writes its bytes in place.
 func (s *Store) makeObjects(objs []*object, items []pool.PutItem, inPlace bool) []*object {
 	var slab []object
 	var keySlab []byte
