@@ -12,7 +12,8 @@ import (
 // in a key but the block hash is spelled once, up front. The keys of a
 // lookup or a load are borrowed: they point into one buffer that the next
 // call overwrites, so that a call allocates nothing. A store reads keys
-// only during the call it is passed them to (a put, which keeps its keys,
+// only during the call it is passed them to (a put to a store that may
+// keep its keys, one that is not a pool.KeyCopier,
 // gets copies: owned). After a failed call the buffer is given up
 // (abandon), so that an error holding a key holds it intact.
 type keySpeller struct {

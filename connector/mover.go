@@ -21,7 +21,9 @@ type PageMover interface {
 	// missing). A page is loaded only when n[i] == len(pages[i]).
 	Load(ctx context.Context, t *stats.PhaseTimer, keys []string, pages [][]byte, n []int64) error
 	// Save puts items (whose values are the runtime's pages), writing one
-	// pool.Code per item.
+	// pool.Code per item. The keys, like the values, are valid only during
+	// the call (the worker reuses their memory when the store is a
+	// pool.KeyCopier): a mover that keeps one copies it.
 	Save(ctx context.Context, t *stats.PhaseTimer, items []pool.PutItem, results []pool.Code) error
 }
 

@@ -80,6 +80,9 @@ type Worker struct {
 	mover  PageMover
 	exists func(ctx context.Context, keys []string, status []int) error
 	spell  keySpeller
+	// borrowPutKeys: the store copies put keys (pool.KeyCopier), so a
+	// put is given the exist's borrowed keys instead of owned ones.
+	borrowPutKeys bool
 
 	failed     []string
 	failedSet  map[string]bool
@@ -101,7 +104,8 @@ type Worker struct {
 
 // NewWorker returns the worker half. Lookups grant leases, as the
 // connector's batch_is_exist does, when the store implements
-// pool.LeasingExister.
+// pool.LeasingExister; puts borrow their keys from a buffer reused from
+// call to call when it implements pool.KeyCopier.
 func NewWorker(opts WorkerOptions) (*Worker, error) {
 	if opts.Store == nil || opts.Pages == nil {
 		return nil, fmt.Errorf("connector worker needs a store and page memory")
@@ -115,6 +119,7 @@ func NewWorker(opts WorkerOptions) (*Worker, error) {
 		w.mover = NewHostMover(opts.Store, DefaultTransferBatchSize, false, 0, 0)
 	}
 	w.exists = opts.Store.Exist
+	_, w.borrowPutKeys = opts.Store.(pool.KeyCopier)
 	if le, ok := opts.Store.(pool.LeasingExister); ok {
 		w.exists = le.ExistLeasing
 	}

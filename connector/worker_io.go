@@ -165,13 +165,18 @@ func (w *Worker) saveBatch(ctx context.Context, saves []Transfer, start, end int
 			bytes += w.slots[s].Bytes
 			continue
 		}
-		w.items = append(w.items, w.putItem(w.spell.owned(s, tr.Hash), s, tr))
+		key := w.keys[i]
+		if !w.borrowPutKeys {
+			key = w.spell.owned(s, tr.Hash)
+		}
+		w.items = append(w.items, w.putItem(key, s, tr))
 	}
 	rec.AddCall(present, bytes, 0)
-	clear(w.keys)
 	if len(w.items) == 0 {
+		clear(w.keys)
 		return nil
 	}
+	defer clear(w.keys)
 	if err := w.put(ctx, &t); err != nil {
 		if !tolerated(ctx, err) {
 			return err

@@ -20,8 +20,13 @@ type arrival struct {
 // hashArrival hashes w's prompt into a new chain of recipe k, with room
 // for the hashes of every block its prompt and output can fill.
 func hashArrival(k keys.Settings, w workload.Request) arrival {
+	return hashArrivalWith(k.NewChain, w)
+}
+
+// hashArrivalWith is hashArrival with the chain from newChain.
+func hashArrivalWith(newChain func(keys.Scope) (*keys.Chain, error), w workload.Request) arrival {
 	a := arrival{promptLen: len(w.Tokens), seed: decodeSeed(w.Tokens)}
-	a.chain, a.err = k.NewChain(w.Scope())
+	a.chain, a.err = newChain(w.Scope())
 	if a.err == nil {
 		a.chain.Grow((len(w.Tokens) + max(1, w.OutputLength)) / a.chain.TokensPerBlock())
 		a.chain.Extend(w.Tokens)

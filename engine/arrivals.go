@@ -22,6 +22,7 @@ import (
 // a fifth of a replay's work.
 type arrivals struct {
 	clients int
+	chains  *chainPool // where the reader takes its chains
 	ahead   <-chan arrival
 	quit    chan struct{} // closed by stop
 	exited  chan struct{} // closed when the reader returned
@@ -38,19 +39,19 @@ var errStopped = errors.New("replay stopped")
 
 func newArrivals(src workload.Source, clients int, k keys.Settings) *arrivals {
 	ahead := make(chan arrival, readAhead)
-	a := &arrivals{clients: clients, ahead: ahead, quit: make(chan struct{}), exited: make(chan struct{})}
-	go a.read(src, k, ahead)
+	a := &arrivals{clients: clients, chains: &chainPool{k: k}, ahead: ahead, quit: make(chan struct{}), exited: make(chan struct{})}
+	go a.read(src, ahead)
 	return a
 }
 
 // read hashes the requests of src into ahead until the source ends or
 // stop is called.
-func (a *arrivals) read(src workload.Source, k keys.Settings, ahead chan<- arrival) {
+func (a *arrivals) read(src workload.Source, ahead chan<- arrival) {
 	defer close(a.exited)
 	defer close(ahead)
 	err := src.Each(func(r workload.Request) error {
 		select {
-		case ahead <- hashArrival(k, r):
+		case ahead <- hashArrivalWith(a.chains.newChain, r):
 			return nil
 		case <-a.quit:
 			return errStopped

@@ -12,9 +12,11 @@ import (
 // those bytes are uniform), at most half full. It holds a few bytes per KV
 // block, so that it stays in cache where a Go map of 16-byte keys would
 // not, and it deletes by shifting back the entries behind, leaving no
-// tombstones.
+// tombstones. Each slot also keeps the hash's first four bytes (its tag),
+// from which the slot's home is known: a probe reads a node only when the
+// tags match, and a deletion never reads one.
 type blockIndex struct {
-	slots []int32 // KV block + 1; 0 is an empty slot
+	slots []uint64 // the tag << 32 | KV block + 1; 0 is an empty slot
 	mask  uint64
 	n     int
 	nodes []radixNode // the tree's nodes, by KV block
@@ -25,15 +27,24 @@ func newBlockIndex(nodes []radixNode) blockIndex {
 	for size < 2*len(nodes) {
 		size *= 2
 	}
-	return blockIndex{slots: make([]int32, size), mask: uint64(size - 1), nodes: nodes}
+	return blockIndex{slots: make([]uint64, size), mask: uint64(size - 1), nodes: nodes}
 }
 
-func (x *blockIndex) home(h *keys.Hash) uint64 { return binary.LittleEndian.Uint64(h[:8]) & x.mask }
+// tag is the first four bytes of h, which pick its home slot (a table has
+// fewer than 2^32 slots).
+func tag(h *keys.Hash) uint64 { return uint64(binary.LittleEndian.Uint32(h[:4])) }
+
+// home is the slot that tag t picks.
+func (x *blockIndex) home(t uint64) uint64 { return t & x.mask }
+
+// node is the node of the entry in slot value v.
+func (x *blockIndex) node(v uint64) *radixNode { return &x.nodes[uint32(v)-1] }
 
 // slot finds the slot holding hash h, or the empty slot where it would go.
 func (x *blockIndex) slot(h *keys.Hash) (i uint64, found bool) {
-	for i = x.home(h); x.slots[i] != 0; i = (i + 1) & x.mask {
-		if x.nodes[x.slots[i]-1].hash == *h {
+	t := tag(h)
+	for i = x.home(t); x.slots[i] != 0; i = (i + 1) & x.mask {
+		if v := x.slots[i]; v>>32 == t && x.node(v).hash == *h {
 			return i, true
 		}
 	}
@@ -46,13 +57,13 @@ func (x *blockIndex) lookup(h keys.Hash) *radixNode {
 	if !ok {
 		return nil
 	}
-	return &x.nodes[x.slots[i]-1]
+	return x.node(x.slots[i])
 }
 
 // add indexes n, whose hash is not indexed yet.
 func (x *blockIndex) add(n *radixNode) {
 	i, _ := x.slot(&n.hash)
-	x.slots[i] = n.block + 1
+	x.slots[i] = tag(&n.hash)<<32 | uint64(n.block+1)
 	x.n++
 }
 
@@ -68,7 +79,7 @@ func (x *blockIndex) remove(n *radixNode) {
 			if x.slots[j] == 0 {
 				return
 			}
-			if k := x.home(&x.nodes[x.slots[j]-1].hash); !cyclicBetween(i, k, j) {
+			if k := x.home(x.slots[j] >> 32); !cyclicBetween(i, k, j) {
 				break // the entry at j may not stay behind the hole at i
 			}
 		}

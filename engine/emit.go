@@ -21,7 +21,7 @@ func (e *engine) emit() {
 				e.cfg.Observer.FirstToken(r.arrivalMS, now-r.arrivalMS)
 			}
 		} else {
-			e.lat.itl = append(e.lat.itl, float32(now-r.lastTokMS))
+			e.lat.itl = appendSample(e.lat.itl, float32(now-r.lastTokMS))
 		}
 		r.lastTokMS = now
 		e.writeBlocks(r)
@@ -50,8 +50,9 @@ func (e *engine) finish(r *request) {
 	e.retire(r)
 }
 
-// retire frees a finished request's pages and drops its chain; a held
-// request keeps them until released (releaseHeld).
+// retire frees a finished request's pages and drops its chain and block
+// lists (recycled when the run recycles them: engine.chains, allocs); a
+// held request keeps them until released (releaseHeld).
 func (e *engine) retire(r *request) {
 	if r.held {
 		r.phase = phaseHeld
@@ -60,6 +61,8 @@ func (e *engine) retire(r *request) {
 	r.phase = phaseDone
 	e.unbook(r)
 	e.kv.release(&r.alloc)
+	e.allocs.recycle(&r.alloc)
+	e.chains.recycle(r.conn.Chain)
 	r.conn.Blocks, r.conn.Chain = nil, nil
 }
 

@@ -12,6 +12,12 @@ import (
 
 // engine is one replay's state: the KV cache manager, the scheduler's
 // queues, the connector's halves and the counters of the report.
+// phaseCPUEvery is how sparsely the transfer phases read the thread CPU
+// clock once a run is past its first operations (stats.LoadRecorder's
+// SampleCPU): its two system calls a phase were about 6% of a replay's
+// CPU time.
+const phaseCPUEvery = 16
+
 type engine struct {
 	cfg      Config
 	perBlock int
@@ -23,6 +29,8 @@ type engine struct {
 	worker   *connector.Worker   // rank 0's: lookups
 	workers  []*connector.Worker // one per rank (tensor parallelism)
 	faults   *connector.FaultMover
+	chains   *chainPool // where retire recycles chains; nil: nowhere
+	allocs   *allocRoom // where retire recycles block lists; nil: nowhere
 	// written records the pages the saves stored, with Config.RemovePages.
 	written *writtenPages
 	// outcome is shared by the owners of an attention-DP run.
@@ -93,7 +101,10 @@ func newEngine(cfg Config) (*engine, error) {
 }
 
 func newOutcome(cfg Config) *outcome {
-	return &outcome{stats: connector.NewStats(cfg.StatsInterval, cfg.Clock.Now, stats.NoRank, cfg.StatsLine), timeline: newTimeline(cfg)}
+	st := connector.NewStats(cfg.StatsInterval, cfg.Clock.Now, stats.NoRank, cfg.StatsLine)
+	st.Load.SampleCPU(phaseCPUEvery)
+	st.Save.SampleCPU(phaseCPUEvery)
+	return &outcome{stats: st, timeline: newTimeline(cfg)}
 }
 
 // newOwner returns owner index of a run (one of Config.AttentionDP, each

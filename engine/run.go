@@ -46,6 +46,10 @@ func Run(ctx context.Context, cfg Config, src workload.Source, progress func(Pro
 		defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	}
 	in := newArrivals(src, cfg.Concurrency, c.owners[0].cfg.Keys)
+	for _, e := range c.owners {
+		// each request owns its chain and block lists here: recycle them
+		e.chains, e.allocs = in.chains, new(allocRoom)
+	}
 	err = c.loop(ctx, in, progress)
 	in.stop()
 	if err == nil {

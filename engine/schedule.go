@@ -135,7 +135,7 @@ func (e *engine) admit(ctx context.Context, r *request, budget int) (admitResult
 	}
 	if cap(r.alloc.blocks) == 0 {
 		n := ceilDiv(r.promptLen+r.outputLen, t)
-		r.alloc.blocks, r.alloc.nodes = make([]int32, 0, n), make([]*radixNode, 0, n)
+		r.alloc.blocks, r.alloc.nodes = e.allocs.take(n)
 	}
 	r.conn.NumTokens = r.contextLen()
 	limit := keys.OfferableBlocks(r.contextLen(), t, chain.NumBlocks())

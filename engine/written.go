@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -29,7 +30,7 @@ func (w *writtenPages) Save(ctx context.Context, t *stats.PhaseTimer, items []po
 	defer w.mu.Unlock()
 	for i, c := range results {
 		if c == pool.OK {
-			w.keys = append(w.keys, items[i].Key)
+			w.keys = append(w.keys, strings.Clone(items[i].Key)) // valid during the call only
 		}
 	}
 	return err

@@ -26,6 +26,15 @@ type LeasingExister interface {
 	ExistLeasing(ctx context.Context, keys []string, status []int) error
 }
 
+// KeyCopier is implemented by backends whose Put and Reserve keep no
+// reference to the callers' key strings once the call returns (they copy
+// what they keep), so that a caller may spell a put's keys into a buffer
+// that it reuses.
+type KeyCopier interface {
+	// CopiesPutKeys states the ability; it does nothing.
+	CopiesPutKeys()
+}
+
 // LeaseReporter is implemented by backends that can say how long their
 // leases last and when each key's lease ends, so that a refused Remove
 // (ObjectHasLease) can say when to retry.

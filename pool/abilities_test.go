@@ -27,6 +27,7 @@ var abilities = map[string]reflect.Type{
 	"Sizer":             reflect.TypeFor[pool.Sizer](),
 	"UsageReporter":     reflect.TypeFor[pool.UsageReporter](),
 	"Locator":           reflect.TypeFor[pool.Locator](),
+	"KeyCopier":         reflect.TypeFor[pool.KeyCopier](),
 	"Snapshotter":       reflect.TypeFor[pool.Snapshotter](),
 	"AllRemover":        reflect.TypeFor[pool.AllRemover](),
 	"ReadOnly":          reflect.TypeFor[pool.ReadOnly](),

@@ -32,6 +32,7 @@
 //	Sizer           value sizes without reading them               yes  yes              yes
 //	UsageReporter   used and capacity bytes without a Stat         yes
 //	Locator         values' segments and offsets, with no lease    yes
+//	KeyCopier       Put keeps no caller's key string               yes
 //	Snapshotter     save to the snapshot file                      yes
 //	AllRemover      remove every object at once (RemoveAll)        yes                   yes
 //	ReadOnly        refuses Put and Remove                                     yes                       yes

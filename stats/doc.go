@@ -51,8 +51,9 @@
 // op is load or save. op, pages, store_calls, bytes and failed_pages are
 // required. Each phase that ran has <phase>_n (runs), <phase>_ms (total
 // wall time), <phase>_max_ms (longest run), <phase>_cpu_ms (total thread
-// CPU time) and, when CPU time was measured on fewer runs than ran,
-// <phase>_cpu_n. Phases: resolve, fence, describe, get, unstage, sync for
+// CPU time of the runs measured) and, when CPU time was measured on fewer
+// runs than ran (a thread change, or a recorder that samples:
+// LoadRecorder.SampleCPU), <phase>_cpu_n. Phases: resolve, fence, describe, get, unstage, sync for
 // loads; resolve, describe, stage, put, sync for saves. Asynchronous loads
 // add workers, completed, wait_ms_mean, wait_ms_max, transfer_ms_mean,
 // transfer_ms_max, and the live gauges queue and active; when completed is

@@ -2,6 +2,7 @@ package stats
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -13,6 +14,32 @@ type LoadRecorder struct {
 	mu     sync.Mutex
 	total  Load
 	window Load
+	// cpuEvery: the timers read the CPU clock for one operation in
+	// cpuEvery after the first cpuExactFirst (SampleCPU); timers counts
+	// the operations started.
+	cpuEvery int
+	timers   atomic.Uint64
+}
+
+// cpuExactFirst is how many operations a sampling recorder times with CPU
+// before it samples: a short run is measured in full.
+const cpuExactFirst = 256
+
+// SampleCPU makes the recorder's timers read the thread CPU clock (two
+// system calls a phase) for one operation in every after the first 256,
+// and no more for the others, whose phases count no CPU run: a phase's
+// CPU time stays the total over its CPU count of runs, now a sample of
+// them. Call it before the recorder is used; every <= 1 measures all.
+func (r *LoadRecorder) SampleCPU(every int) { r.cpuEvery = every }
+
+// measuresCPU reports whether the operation starting now reads the CPU
+// clock.
+func (r *LoadRecorder) measuresCPU() bool {
+	if r.cpuEvery <= 1 {
+		return true
+	}
+	n := r.timers.Add(1)
+	return n <= cpuExactFirst || n%uint64(r.cpuEvery) == 0
 }
 
 // NewLoadRecorder returns a recorder for direction op.
@@ -96,9 +123,9 @@ func (r *LoadRecorder) Start(p Phase) PhaseTimer {
 	if r == nil {
 		return PhaseTimer{}
 	}
-	t := PhaseTimer{rec: r, phase: p}
+	t := PhaseTimer{rec: r, phase: p, measureCPU: r.measuresCPU()}
 	t.wall = time.Now()
-	t.cpu, t.tid, t.cpuOK = threadCPU()
+	t.cpu, t.tid, t.cpuOK = t.readCPU()
 	return t
 }
 
@@ -114,6 +141,16 @@ type PhaseTimer struct {
 	cpu   time.Duration
 	tid   int
 	cpuOK bool
+	// measureCPU: this operation reads the CPU clock (LoadRecorder.SampleCPU).
+	measureCPU bool
+}
+
+// readCPU is threadCPU when the timer measures CPU, else not ok.
+func (t *PhaseTimer) readCPU() (cpu time.Duration, tid int, ok bool) {
+	if !t.measureCPU {
+		return 0, 0, false
+	}
+	return threadCPU()
 }
 
 // Next ends the current phase and starts phase p, reading the clocks once.
@@ -122,7 +159,7 @@ func (t *PhaseTimer) Next(p Phase) {
 		return
 	}
 	now := time.Now()
-	cpu, tid, ok := threadCPU()
+	cpu, tid, ok := t.readCPU()
 	t.record(now, cpu, tid, ok)
 	t.phase, t.wall, t.cpu, t.tid, t.cpuOK = p, now, cpu, tid, ok
 }
@@ -133,7 +170,7 @@ func (t *PhaseTimer) Stop() {
 		return
 	}
 	now := time.Now()
-	cpu, tid, ok := threadCPU()
+	cpu, tid, ok := t.readCPU()
 	t.record(now, cpu, tid, ok)
 	t.rec = nil
 }

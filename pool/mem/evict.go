@@ -223,7 +223,7 @@ func (ev *evictor) eligible(cutoff candidate, withSoft bool, softCutoff candidat
 // that of a hash map, here oldest deadline first.
 func (ev *evictor) evictInScanOrder(cs []candidate, want int, allowSoft bool) int {
 	start := ev.s.drawShard()
-	rank := func(c candidate) uint32 { return (shardOf(c.o) + MetadataShards - start) % MetadataShards }
+	rank := func(c candidate) uint32 { return (ev.s.shardOf(c.o) + MetadataShards - start) % MetadataShards }
 	slices.SortFunc(cs, func(a, b candidate) int {
 		return cmp.Or(cmp.Compare(rank(a), rank(b)), compareCandidates(a, b))
 	})

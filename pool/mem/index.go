@@ -48,7 +48,8 @@ func newIndex(capacity, keys int64) *xsync.Map[string, *object] {
 
 // lookup finds key's object, published or not; the caller holds s.mu.
 func (s *Store) lookup(key string) *object {
-	o, _ := s.index.Load(key)
+	var buf [packedLen]byte
+	o, _ := s.index.Load(s.keys.lookupKey(key, &buf))
 	return o
 }
 

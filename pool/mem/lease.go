@@ -19,14 +19,16 @@ const MetadataShards = 1024
 func KeyShard(key string) int { return int(stdhash.String(key) % MetadataShards) }
 
 // shardOf is o's metadata shard, its group's when grouped, computed once.
-func shardOf(o *object) uint32 {
+func (s *Store) shardOf(o *object) uint32 {
 	if g := o.group(); g != nil {
 		return uint32(KeyShard(g.id))
 	}
 	if v := o.shard.Load(); v != 0 {
 		return v - 1
 	}
-	v := uint32(KeyShard(o.key))
+	var buf [256]byte
+	key := s.keys.appendKey(buf[:0], o.key)
+	v := uint32(stdhash.Bytes(key, stdhash.Seed) % MetadataShards)
 	o.shard.Store(v + 1)
 	return v
 }
@@ -87,7 +89,7 @@ func (s *Store) grantLeases(objs []*object, sc *leaseScratch) {
 	if len(order) > 1 {
 		start := s.drawShard()
 		for j, i := range order {
-			rank := (start + MetadataShards - shardOf(objs[i])) % MetadataShards
+			rank := (start + MetadataShards - s.shardOf(objs[i])) % MetadataShards
 			order[j] = uint64(rank)<<32 | i
 		}
 		slices.Sort(order)

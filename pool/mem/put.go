@@ -17,13 +17,15 @@ import (
 // NoAvailableHandle (no room for its size rounded up to its bin; the next
 // eviction step runs even below the watermark, unless EvictionRatio is 0).
 func (s *Store) Put(ctx context.Context, items []pool.PutItem, results []pool.Code) error {
-	pending := s.newObjects(items, false)
+	sc := getPutScratch(len(items))
+	defer putPutScratch(sc)
+	pending := s.makeObjects(sc.pending, items, false)
 	s.mu.RLock()
 	if err := s.begin(ctx, "put", len(items), len(results)); err != nil {
 		s.mu.RUnlock()
 		return err
 	}
-	placed := s.putStart(pending, results)
+	placed := s.putStart(pending, results, sc.fresh)
 	s.inflight.Add(1)
 	defer s.inflight.Done()
 	s.mu.RUnlock()
@@ -53,15 +55,21 @@ func (s *Store) Put(ctx context.Context, items []pool.PutItem, results []pool.Co
 const slabObjects = 256
 
 // newObjects validates the items and makes an object for each valid one
-// (nil for the others) before the index lock is taken. Up to slabObjects
-// of a call's objects share one allocation, which lives until the last of
-// them is dropped: far fewer allocations than one per value, for a bounded
-// amount of memory kept by an object that outlives its neighbours. With
-// inPlace (Reserve) an item needs no Value: the caller writes its bytes in
-// place.
+// (nil for the others) before the index lock is taken: makeObjects into a
+// list of its own.
 func (s *Store) newObjects(items []pool.PutItem, inPlace bool) []*object {
-	objs := make([]*object, len(items))
+	return s.makeObjects(make([]*object, len(items)), items, inPlace)
+}
+
+// makeObjects is newObjects into objs, len(items) long and all nil. Up to
+// slabObjects of a call's objects share one allocation, and their packed
+// keys another, which live until the last of them is dropped: far fewer
+// allocations than one per value, for a bounded amount of memory kept by
+// an object that outlives its neighbours. With inPlace (Reserve) an item
+// needs no Value: the caller writes its bytes in place.
+func (s *Store) makeObjects(objs []*object, items []pool.PutItem, inPlace bool) []*object {
 	var slab []object
+	var keySlab []byte
 	for i := range items {
 		it := &items[i]
 		if s.validatePut(it, inPlace) != pool.OK {
@@ -69,10 +77,11 @@ func (s *Store) newObjects(items []pool.PutItem, inPlace bool) []*object {
 		}
 		if len(slab) == 0 {
 			slab = make([]object, min(len(items)-i, slabObjects))
+			keySlab = make([]byte, len(slab)*packedLen)
 		}
 		o := &slab[0]
 		slab = slab[1:]
-		o.key, o.size, o.seg = it.Key, it.SizeOf(), -1
+		o.key, o.size, o.seg = s.keys.storeKey(it.Key, &keySlab), it.SizeOf(), -1
 		objs[i] = o
 	}
 	return objs
@@ -82,9 +91,8 @@ func (s *Store) newObjects(items []pool.PutItem, inPlace bool) []*object {
 // invalid items), in call order, and places the objects whose keys were
 // absent; they stay invisible until putEnd. It writes each item's code,
 // sets the objects that are not OK to nil and returns how many are OK. The
-// caller holds s.mu shared.
-func (s *Store) putStart(objs []*object, codes []pool.Code) int {
-	fresh := make([]*object, 0, len(objs))
+// caller holds s.mu shared; fresh is an empty list with room for objs.
+func (s *Store) putStart(objs []*object, codes []pool.Code, fresh []*object) int {
 	var existing int64
 	for i, o := range objs {
 		switch {

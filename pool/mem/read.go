@@ -135,8 +135,11 @@ func (s *Store) List(ctx context.Context, prefix string, fn func(key string) err
 	}
 	var keys []string
 	s.forEachObject(func(o *object) {
-		if o.published() && strings.HasPrefix(o.key, prefix) {
-			keys = append(keys, o.key)
+		if !o.published() {
+			return
+		}
+		if key := s.keys.key(o.key); strings.HasPrefix(key, prefix) {
+			keys = append(keys, key)
 		}
 	})
 	s.mu.Unlock()

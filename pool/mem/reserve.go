@@ -62,7 +62,7 @@ func (s *Store) Reserve(ctx context.Context, items []pool.PutItem, dsts [][]byte
 		}
 		return r, nil
 	}
-	n := s.putStart(pending, codes)
+	n := s.putStart(pending, codes, make([]*object, 0, len(pending)))
 	if n == 0 {
 		return r, nil
 	}

@@ -143,7 +143,7 @@ func (s *Store) publishedObjects() []*object {
 }
 
 func (s *Store) encodeObject(w *snapWriter, o *object) {
-	w.str(o.key)
+	w.str(s.keys.key(o.key))
 	w.i64(o.size)
 	w.u32(uint32(o.seg))
 	w.i64(o.off)

@@ -85,7 +85,7 @@ func compareObjects(t *testing.T, a, b *Store) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		s.forEachObject(func(o *object) {
-			k := o.key
+			k := s.keys.key(o.key)
 			v := view{o.size, o.off, o.lease.Load(), o.softPinUntil(), o.publishedAt, int(o.seg), o.hardPinned(), "", nil}
 			if g := o.group(); g != nil {
 				v.Group = g.id

@@ -81,7 +81,8 @@ type Store struct {
 	stop chan struct{}
 	done chan struct{}
 
-	index *xsync.Map[string, *object] // every object, published or not
+	index *xsync.Map[string, *object] // every object, published or not, by packed key
+	keys  keyPacker                   // the prefixes of the packed keys
 }
 
 // New opens a store with opts (zero fields take the defaults), loading

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/kvctl/kvctl/pool"
 )
@@ -287,4 +288,18 @@ func testLeases(f *fixture) {
 	if err := callNoPanic(func() error { return lr.Leases(f.ctx, []string{k}, nil) }); err == nil || errors.Is(err, errPanicked) {
 		f.t.Errorf("Leases with mismatched slice lengths = %v, want an error", err)
 	}
+}
+
+func testKeysCopied(f *fixture) {
+	if _, ok := f.s.(pool.KeyCopier); !ok {
+		f.t.Skip("backend does not implement pool.KeyCopier")
+	}
+	k := f.key("copied-0123456789abcdef0123456789abcdef")
+	buf := []byte(k)
+	f.mustPut(item(unsafe.String(&buf[0], len(buf)), value(k, 1)))
+	clear(buf)
+	if got := f.exist(k); got[0] != 1 {
+		f.t.Errorf("Exist(%q) after the put's key string was overwritten = %v, want [1]", k, got)
+	}
+	f.mustGet(k, value(k, 1))
 }

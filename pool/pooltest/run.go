@@ -38,6 +38,7 @@ func Run(t *testing.T, open func(t *testing.T) pool.Store) {
 		{"Usage", testUsage},
 		{"Leases", testLeases},
 		{"Locate", testLocate},
+		{"KeysCopied", testKeysCopied},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.test(newFixture(t, open)) })
