@@ -56,6 +56,12 @@ func (d *disaggFlags) checkFront(c *cobra.Command) (server.FrontOptions, error) 
 	if opts.Generation, err = upstreams("--gen", d.Gen); err != nil {
 		return opts, err
 	}
+	return d.frontOptions(opts)
+}
+
+// frontOptions sets the routing and leg timeout of opts, the front's,
+// refusing a bad --disagg-routing or --request-timeout.
+func (d *disaggFlags) frontOptions(opts server.FrontOptions) (server.FrontOptions, error) {
 	if d.Routing != server.RouteRoundRobin && d.Routing != server.RouteLeastLoaded {
 		return opts, usagef("--disagg-routing %q: want %s or %s", d.Routing, server.RouteRoundRobin, server.RouteLeastLoaded)
 	}

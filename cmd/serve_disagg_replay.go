@@ -26,7 +26,8 @@ func (o *serveOptions) registerDisaggReplay(fs *pflag.FlagSet) {
 }
 
 // parseDisaggReplay sets the servers of --disagg, and refuses the disaggregated
-// flags without it; a --server-role server takes the KV transfer's.
+// flags without it; a --server-role server, and those --disagg runs over
+// HTTP, take the KV transfer's.
 func (o *serveOptions) parseDisaggReplay(fs *pflag.FlagSet, cfg *engine.Config) error {
 	if o.DisaggServers == "" {
 		for _, name := range disaggReplayFlags {
@@ -44,6 +45,7 @@ func (o *serveOptions) parseDisaggReplay(fs *pflag.FlagSet, cfg *engine.Config) 
 	}
 	cfg.Disagg.Context, cfg.Disagg.Generation = ctx, gen
 	cfg.Disagg.GenerationReservationOff = !o.GenReservation
+	o.KVTransfer = kvTransferOf(fs, cfg.Disagg) // the servers' over HTTP
 	return nil
 }
 
