@@ -31,8 +31,8 @@ func (d *disaggFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&d.Front, "disagg-front", false, "serve the disaggregated front on --addr: each request to a --ctx server (context only), then to a --gen server (no engine here)")
 	fs.StringSliceVar(&d.Ctx, "ctx", nil, "with --disagg-front: the context servers, URL[,URL...] (http:// when left out; repeatable)")
 	fs.StringSliceVar(&d.Gen, "gen", nil, "with --disagg-front: the generation servers, URL[,URL...] (http:// when left out; repeatable)")
-	fs.StringVar(&d.Routing, "disagg-routing", server.RouteRoundRobin, "with --disagg-front: how a request's context and generation servers are picked, round-robin or least-loaded (fewest in flight)")
-	fs.DurationVar(&d.RequestTimeout, "request-timeout", server.DefaultLegTimeout, "with --disagg-front: bound on each leg, the context leg to its answer and the generation leg to its first chunk")
+	fs.StringVar(&d.Routing, "disagg-routing", server.RouteRoundRobin, "with --disagg-front or --disagg over HTTP: how a request's context and generation servers are picked, round-robin or least-loaded (fewest in flight)")
+	fs.DurationVar(&d.RequestTimeout, "request-timeout", server.DefaultLegTimeout, "with --disagg-front or --disagg over HTTP: bound on each leg, the context leg to its answer and the generation leg to its first chunk")
 	fs.StringVar(&d.ServerRole, "server-role", "", "HTTP front: answer disaggregated requests as a context or generation server (default: plain requests only)")
 }
 
