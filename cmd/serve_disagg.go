@@ -114,11 +114,14 @@ func runDisaggFront(ctx context.Context, ios *IOStreams, g *globalOptions, o *se
 			fmt.Fprintf(ios.ErrOut, format+"\n", args...)
 		}
 	}
-	opts.Ready = func(addr string) {
-		fmt.Fprintf(ios.ErrOut, "kvctl serve: disaggregated front listening on http://%s (context %s; generation %s; %s)\n",
-			addr, strings.Join(opts.Context, ","), strings.Join(opts.Generation, ","), opts.Routing)
-	}
+	opts.Ready = func(addr string) { sayFrontListening(ios, addr, opts) }
 	return server.RunFront(ctx, opts)
+}
+
+// sayFrontListening is the front's line on stderr once it listens on addr.
+func sayFrontListening(ios *IOStreams, addr string, opts server.FrontOptions) {
+	fmt.Fprintf(ios.ErrOut, "kvctl serve: disaggregated front listening on http://%s (context %s; generation %s; %s)\n",
+		addr, strings.Join(opts.Context, ","), strings.Join(opts.Generation, ","), opts.Routing)
 }
 
 // roleNote is how the listening line names a server's role.

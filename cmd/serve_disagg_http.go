@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/kvctl/kvctl/connector"
@@ -48,8 +47,7 @@ func runDisaggHTTP(ctx context.Context, ios *IOStreams, g *globalOptions, o *ser
 	fo.Logf = logfTo(ios, g, "")
 	grp.start(func(ready func(string)) error {
 		fo.Ready = func(addr string) {
-			fmt.Fprintf(ios.ErrOut, "kvctl serve: disaggregated front listening on http://%s (context %s; generation %s; %s)\n",
-				addr, strings.Join(fo.Context, ","), strings.Join(fo.Generation, ","), fo.Routing)
+			sayFrontListening(ios, addr, fo)
 			ready(addr)
 		}
 		return server.RunFront(grp.ctx, fo)
