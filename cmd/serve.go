@@ -84,7 +84,8 @@ redis://... several processes share one pool. Against a real Mooncake Store
 (mooncake-store://) serve removes the pages it stored when it ends, unless
 --keep. --disagg ctx=N,gen=M replays through N context servers and M
 generation servers in this process, the KV moved between them over a
-modelled link.
+modelled link; without --trace or --synthetic it starts them as HTTP
+servers on free 127.0.0.1 ports and serves their front on --addr.
 The report and what each number means: docs/serve.md.
 
 Exit codes: 3 when a loaded page differs from the computed one, a request
@@ -97,7 +98,8 @@ $ kvctl serve --single-rank --trace conversation.jsonl --layer-group 0:10MiB --t
 $ kvctl serve --single-rank --addr 127.0.0.1:8000
 $ kvctl serve --single-rank --addr 0.0.0.0:8000 --api-key sk-local
 $ kvctl serve --single-rank --server-role context --addr 127.0.0.1:8001
-$ kvctl serve --disagg-front --ctx 127.0.0.1:8001 --gen 127.0.0.1:8002 --addr 127.0.0.1:8000`,
+$ kvctl serve --disagg-front --ctx 127.0.0.1:8001 --gen 127.0.0.1:8002 --addr 127.0.0.1:8000
+$ kvctl serve --single-rank --disagg ctx=2,gen=1 --addr 127.0.0.1:8000`,
 		Args: noArgsAfterOldADP(&o.Key.AttentionDP),
 		RunE: func(c *cobra.Command, _ []string) error {
 			if o.Disagg.Front {

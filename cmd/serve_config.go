@@ -69,11 +69,11 @@ func (o *serveOptions) checkLive(cfg engine.Config) error {
 	if o.WriteRequests != "" {
 		return usagef("--write-requests is for a replay: give --trace FILE or --synthetic SPEC")
 	}
-	if cfg.Disagg.On() {
-		return usagef("--disagg is for a replay: give --trace FILE or --synthetic SPEC")
-	}
 	if cfg.Concurrency != 0 {
 		return usagef("--concurrency is for a replay: give --trace FILE or --synthetic SPEC (HTTP clients bring their own)")
+	}
+	if cfg.Disagg.On() {
+		return o.checkDisaggHTTP()
 	}
 	return nil
 }

@@ -31,8 +31,8 @@ func (d *disaggFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&d.Front, "disagg-front", false, "serve the disaggregated front on --addr: each request to a --ctx server (context only), then to a --gen server (no engine here)")
 	fs.StringSliceVar(&d.Ctx, "ctx", nil, "with --disagg-front: the context servers, URL[,URL...] (http:// when left out; repeatable)")
 	fs.StringSliceVar(&d.Gen, "gen", nil, "with --disagg-front: the generation servers, URL[,URL...] (http:// when left out; repeatable)")
-	fs.StringVar(&d.Routing, "disagg-routing", server.RouteRoundRobin, "with --disagg-front: how a request's context and generation servers are picked, round-robin or least-loaded (fewest in flight)")
-	fs.DurationVar(&d.RequestTimeout, "request-timeout", server.DefaultLegTimeout, "with --disagg-front: bound on each leg, the context leg to its answer and the generation leg to its first chunk")
+	fs.StringVar(&d.Routing, "disagg-routing", server.RouteRoundRobin, "with --disagg-front or --disagg over HTTP: how a request's context and generation servers are picked, round-robin or least-loaded (fewest in flight)")
+	fs.DurationVar(&d.RequestTimeout, "request-timeout", server.DefaultLegTimeout, "with --disagg-front or --disagg over HTTP: bound on each leg, the context leg to its answer and the generation leg to its first chunk")
 	fs.StringVar(&d.ServerRole, "server-role", "", "HTTP front: answer disaggregated requests as a context or generation server (default: plain requests only)")
 }
 
@@ -56,6 +56,12 @@ func (d *disaggFlags) checkFront(c *cobra.Command) (server.FrontOptions, error) 
 	if opts.Generation, err = upstreams("--gen", d.Gen); err != nil {
 		return opts, err
 	}
+	return d.frontOptions(opts)
+}
+
+// frontOptions sets the routing and leg timeout of opts, the front's,
+// refusing a bad --disagg-routing or --request-timeout.
+func (d *disaggFlags) frontOptions(opts server.FrontOptions) (server.FrontOptions, error) {
 	if d.Routing != server.RouteRoundRobin && d.Routing != server.RouteLeastLoaded {
 		return opts, usagef("--disagg-routing %q: want %s or %s", d.Routing, server.RouteRoundRobin, server.RouteLeastLoaded)
 	}
@@ -108,11 +114,14 @@ func runDisaggFront(ctx context.Context, ios *IOStreams, g *globalOptions, o *se
 			fmt.Fprintf(ios.ErrOut, format+"\n", args...)
 		}
 	}
-	opts.Ready = func(addr string) {
-		fmt.Fprintf(ios.ErrOut, "kvctl serve: disaggregated front listening on http://%s (context %s; generation %s; %s)\n",
-			addr, strings.Join(opts.Context, ","), strings.Join(opts.Generation, ","), opts.Routing)
-	}
+	opts.Ready = func(addr string) { sayFrontListening(ios, addr, opts) }
 	return server.RunFront(ctx, opts)
+}
+
+// sayFrontListening is the front's line on stderr once it listens on addr.
+func sayFrontListening(ios *IOStreams, addr string, opts server.FrontOptions) {
+	fmt.Fprintf(ios.ErrOut, "kvctl serve: disaggregated front listening on http://%s (context %s; generation %s; %s)\n",
+		addr, strings.Join(opts.Context, ","), strings.Join(opts.Generation, ","), opts.Routing)
 }
 
 // roleNote is how the listening line names a server's role.

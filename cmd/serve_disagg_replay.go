@@ -17,7 +17,7 @@ var disaggReplayFlags = []string{"kv-transfer-gbps", "kv-transfer-timeout", "gen
 // registerDisaggReplay registers the flags of a disaggregated replay.
 func (o *serveOptions) registerDisaggReplay(fs *pflag.FlagSet) {
 	d := &o.Engine.Disagg
-	fs.StringVar(&o.DisaggServers, "disagg", "", "replay disaggregated: ctx=N,gen=M context (prefill, first token) and generation (decode) servers, KV moved between them")
+	fs.StringVar(&o.DisaggServers, "disagg", "", "disaggregated: ctx=N,gen=M context (prefill, first token) and generation (decode) servers, KV moved between them (in a replay; without --trace/--synthetic, over HTTP behind a front on --addr)")
 	fs.Float64Var(&d.TransferGBps, "kv-transfer-gbps", engine.DefaultKVTransferGBps, "--disagg: each generation server's KV receive link, GB/s; --server-role generation: paces its KV fetches (unpaced when not given)")
 	fs.DurationVar(&d.TransferTimeout, "kv-transfer-timeout", engine.DefaultKVTransferTimeout, "--disagg: kv_transfer_timeout_ms, modelled: a KV receive not done by then fails (DISAGG_TRANS_ERROR); --server-role: in wall time, a context server's hold of a request's KV and a generation server's fetch of it")
 	fs.BoolVar(&o.GenReservation, "gen-completion-reservation", true, "--disagg: generation servers admit a request only while every admitted request's bound fits")
@@ -26,7 +26,8 @@ func (o *serveOptions) registerDisaggReplay(fs *pflag.FlagSet) {
 }
 
 // parseDisaggReplay sets the servers of --disagg, and refuses the disaggregated
-// flags without it; a --server-role server takes the KV transfer's.
+// flags without it; a --server-role server, and those --disagg runs over
+// HTTP, take the KV transfer's.
 func (o *serveOptions) parseDisaggReplay(fs *pflag.FlagSet, cfg *engine.Config) error {
 	if o.DisaggServers == "" {
 		for _, name := range disaggReplayFlags {
@@ -44,6 +45,7 @@ func (o *serveOptions) parseDisaggReplay(fs *pflag.FlagSet, cfg *engine.Config) 
 	}
 	cfg.Disagg.Context, cfg.Disagg.Generation = ctx, gen
 	cfg.Disagg.GenerationReservationOff = !o.GenReservation
+	o.KVTransfer = kvTransferOf(fs, cfg.Disagg) // the servers' over HTTP
 	return nil
 }
 

@@ -17,22 +17,15 @@ const defaultLiveCapacity = 4 << 30
 // runServeHTTP serves the OpenAI-compatible front until the context ends
 // (Ctrl-C or SIGTERM: a graceful shutdown).
 func runServeHTTP(ctx context.Context, ios *IOStreams, g *globalOptions, o *serveOptions, cfg engine.Config) error {
-	var (
-		st  pool.Store
-		err error
-	)
-	cfg.Clock = engine.NewClock()
-	if o.Pool.URL != "" {
-		st, err = openServePool(ctx, o.Pool.URL, cfg.Clock)
-		cfg.RemovePages = o.removesPages()
-	} else {
-		st, err = openEmbeddedPool(cfg.Clock, defaultLiveCapacity, o.PoolSeed)
-	}
+	st, err := o.openLivePool(ctx, &cfg)
 	if err != nil {
 		return err
 	}
 	if cfg.GPU.Device != nil {
 		defer cfg.GPU.Device.Close()
+	}
+	if cfg.Disagg.On() {
+		return runDisaggHTTP(ctx, ios, g, o, cfg, st)
 	}
 	return server.Run(ctx, server.Options{
 		Addr: o.Addr, Engine: cfg, Pool: st, Master: mooncake.NewMasterHandler(st), RealTime: o.RealTime,
@@ -49,6 +42,17 @@ func runServeHTTP(ctx context.Context, ios *IOStreams, g *globalOptions, o *serv
 			fmt.Fprintf(ios.ErrOut, "kvctl serve: listening on http://%s%s (OpenAI /v1/completions and /v1/chat/completions, /metrics, Mooncake admin paths)\n", addr, o.Disagg.roleNote())
 		},
 	})
+}
+
+// openLivePool opens the HTTP front's pool, --pool or an embedded one, on
+// a fresh clock that it sets as cfg's.
+func (o *serveOptions) openLivePool(ctx context.Context, cfg *engine.Config) (pool.Store, error) {
+	cfg.Clock = engine.NewClock()
+	if o.Pool.URL != "" {
+		cfg.RemovePages = o.removesPages()
+		return openServePool(ctx, o.Pool.URL, cfg.Clock)
+	}
+	return openEmbeddedPool(cfg.Clock, defaultLiveCapacity, o.PoolSeed)
 }
 
 // apiKey is --api-key, else $KVCTL_API_KEY; "" leaves the front open.

@@ -111,5 +111,5 @@
 // Run stops when its context ends: it stops accepting connections, waits
 // up to Options.ShutdownTimeout for requests in flight, then closes the
 // remaining connections (cancelling their requests), stops the engine and
-// closes the pool.
+// closes the pool, unless Options.KeepPool (servers sharing one pool).
 package server

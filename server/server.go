@@ -26,8 +26,11 @@ type Options struct {
 	// age with it.
 	Engine engine.Config
 	// Pool is the KV-cache pool (required). Run closes it when it
-	// returns.
+	// returns, unless KeepPool.
 	Pool pool.Store
+	// KeepPool leaves Pool open when Run returns: the caller shares it
+	// among servers and closes it after the last one.
+	KeepPool bool
 	// Master serves the Mooncake master admin API over Pool (GET
 	// /get_all_keys, /batch_query_keys, /query_key, /get_all_segments,
 	// /get_segments_detail, /query_segment, /api/v1/segments/status,
@@ -79,12 +82,15 @@ func (o *Options) setDefaults() {
 
 // Run serves until ctx ends (it returns nil then, after a graceful
 // shutdown) or the engine fails (it returns the engine's error). It
-// closes opts.Pool before returning, in every case.
+// closes opts.Pool before returning, in every case, unless opts.KeepPool.
 func Run(ctx context.Context, opts Options) (err error) {
 	if opts.Pool == nil {
 		return errors.New("server: no pool")
 	}
 	defer func() {
+		if opts.KeepPool {
+			return
+		}
 		if cerr := opts.Pool.Close(); cerr != nil {
 			err = errors.Join(err, fmt.Errorf("closing the pool: %w", cerr))
 		}

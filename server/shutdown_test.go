@@ -47,6 +47,17 @@ func TestShutdownFinishesInFlight(t *testing.T) {
 	}
 }
 
+func TestShutdownKeepPool(t *testing.T) {
+	ts := startServer(t, func(o *Options) { o.KeepPool = true })
+	if err := ts.stop(); err != nil {
+		t.Errorf("Run = %v, want nil", err)
+	}
+	if _, err := ts.pool.Stat(context.Background()); err != nil {
+		t.Errorf("pool.Stat() after Run with KeepPool returned = %v, want the pool open", err)
+	}
+	ts.pool.Close()
+}
+
 func TestShutdownIsBounded(t *testing.T) {
 	ts := startServer(t, func(o *Options) {
 		o.RealTime = true
