@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/kvctl/kvctl/size"
@@ -158,12 +159,7 @@ func ParseJSON(data []byte) (Config, error) {
 	}
 	var c Config
 	fields := jsonFields(&c)
-	names := make([]string, 0, len(fields))
-	for name := range fields {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(fields)) {
 		v, ok := raw[name]
 		if !ok || string(v) == "null" {
 			continue

@@ -3,9 +3,10 @@ package mooncakestore
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
-	"sort"
+	"slices"
 
 	"github.com/kvctl/kvctl/pool"
 )
@@ -100,12 +101,7 @@ func baseConfig(path string, getenv func(string) string, readFile func(string) (
 
 // applyQuery sets the fields the URL's options name, in sorted order.
 func applyQuery(cfg *Config, q url.Values) error {
-	names := make([]string, 0, len(q))
-	for k := range q {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
+	for _, k := range slices.Sorted(maps.Keys(q)) {
 		set, ok := urlFields[k]
 		if !ok {
 			return fmt.Errorf("unknown option %q", k)
