@@ -92,15 +92,7 @@ func (p *PagePool) Region(i, r int) cuda.DevPtr {
 // bufs[r] holds Pages*RegionBytes[r] bytes, page-major inside the region.
 // The caller synchronizes s before touching bufs again.
 func (p *PagePool) WriteRegions(s cuda.Stream, bufs [][]byte) error {
-	if err := p.checkRegionBufs(bufs); err != nil {
-		return err
-	}
-	for r, b := range bufs {
-		if err := p.dev.CopyHtoD(s, p.regionBase[r], b); err != nil {
-			return fmt.Errorf("writing region %d: %w", r, err)
-		}
-	}
-	return nil
+	return p.WriteFirst(s, bufs, p.pages)
 }
 
 // WriteFirst queues copies of the first n pages of each region pool from
@@ -145,15 +137,7 @@ func (p *PagePool) checkFirst(bufs [][]byte, n int) error {
 // ReadRegions queues copies of whole region pools into Go memory, shaped
 // as for WriteRegions; bufs are valid after s is synchronized.
 func (p *PagePool) ReadRegions(s cuda.Stream, bufs [][]byte) error {
-	if err := p.checkRegionBufs(bufs); err != nil {
-		return err
-	}
-	for r, b := range bufs {
-		if err := p.dev.CopyDtoH(s, b, p.regionBase[r]); err != nil {
-			return fmt.Errorf("reading region %d: %w", r, err)
-		}
-	}
-	return nil
+	return p.ReadFirst(s, bufs, p.pages)
 }
 
 // NewRegionBufs allocates Go buffers shaped for WriteRegions and
