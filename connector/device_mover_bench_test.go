@@ -44,60 +44,69 @@ func (c *callCounter) Launch(s cuda.Stream, k cuda.Kernel, grid, block cuda.Dim3
 }
 
 // BenchmarkDeviceMoverSmallPass is the host work of one of serve's small
-// passes with 64 KiB pages: a save of 4 pages (and their removal from the
-// pool, so that the next save puts them again), and a load of them, direct
-// (the pool's arenas mapped) and staged. device-calls/op counts the calls
-// that queue copies or kernels.
+// passes: a save of 4 pages (and their removal from the pool, so that the
+// next save puts them again), and a load of them, direct (the pool's
+// arenas mapped) and staged, with 64 KiB pages and with 4 KiB pages, whose
+// copies take less of the time. device-calls/op counts the calls that
+// queue copies or kernels.
 func BenchmarkDeviceMoverSmallPass(b *testing.B) {
-	const pages, size = 4, 64 << 10
-	layout := keys.Layout{TokensPerBlock: testT, World: 1, Ranks: []int{0},
-		LayerGroups: []keys.LayerGroup{{ID: 0, BytesPerPage: size}}}
-	for _, direct := range []bool{true, false} {
-		host, err := cuda.Open("host")
-		if err != nil {
-			b.Fatal(err)
+	for _, size := range []int{64 << 10, 4 << 10} {
+		for _, direct := range []bool{true, false} {
+			b.Run(fmt.Sprintf("%dKiB/direct=%v", size>>10, direct), func(b *testing.B) {
+				benchmarkSmallPass(b, size, direct)
+			})
 		}
-		defer host.Close()
-		dev := &callCounter{Device: host}
-		store, err := mem.New(mem.Options{Capacity: 64 << 20, Segments: 1, Eviction: mem.EvictManual})
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer store.Close()
-		m, err := NewDeviceMover(dev, store, PageSlots(layout, 0), DefaultTransferBatchSize, DefaultStagingBufferBytes, direct)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer m.Close()
-		items, keyList, bufs := make([]pool.PutItem, pages), make([]string, pages), make([][]byte, pages)
-		for i := range items {
-			keyList[i], bufs[i] = fmt.Sprintf("page-%d", i), make([]byte, size)
-			items[i] = pool.PutItem{Key: keyList[i], Value: make([]byte, size)}
-		}
-		codes, n, ctx := make([]pool.Code, pages), make([]int64, pages), context.Background()
-		b.Run(fmt.Sprintf("save/direct=%v", direct), func(b *testing.B) {
-			dev.calls = 0
-			for b.Loop() {
-				if err := m.Save(ctx, &stats.PhaseTimer{}, items, codes); err != nil || codes[0] != pool.OK {
-					b.Fatalf("Save = %v, %v", err, codes[0])
-				}
-				if err := store.Remove(ctx, keyList, true, codes); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(dev.calls)/float64(b.N), "device-calls/op")
-		})
-		if err := m.Save(ctx, &stats.PhaseTimer{}, items, codes); err != nil {
-			b.Fatal(err)
-		}
-		b.Run(fmt.Sprintf("load/direct=%v", direct), func(b *testing.B) {
-			dev.calls = 0
-			for b.Loop() {
-				if err := m.Load(ctx, &stats.PhaseTimer{}, keyList, bufs, n); err != nil || n[0] != size {
-					b.Fatalf("Load = %v, %d bytes", err, n[0])
-				}
-			}
-			b.ReportMetric(float64(dev.calls)/float64(b.N), "device-calls/op")
-		})
 	}
+}
+
+func benchmarkSmallPass(b *testing.B, size int, direct bool) {
+	const pages = 4
+	layout := keys.Layout{TokensPerBlock: testT, World: 1, Ranks: []int{0},
+		LayerGroups: []keys.LayerGroup{{ID: 0, BytesPerPage: int64(size)}}}
+	host, err := cuda.Open("host")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer host.Close()
+	dev := &callCounter{Device: host}
+	store, err := mem.New(mem.Options{Capacity: 64 << 20, Segments: 1, Eviction: mem.EvictManual})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer store.Close()
+	m, err := NewDeviceMover(dev, store, PageSlots(layout, 0), DefaultTransferBatchSize, DefaultStagingBufferBytes, direct)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Close()
+	items, keyList, bufs := make([]pool.PutItem, pages), make([]string, pages), make([][]byte, pages)
+	for i := range items {
+		keyList[i], bufs[i] = fmt.Sprintf("page-%d", i), make([]byte, size)
+		items[i] = pool.PutItem{Key: keyList[i], Value: make([]byte, size)}
+	}
+	codes, n, ctx := make([]pool.Code, pages), make([]int64, pages), context.Background()
+	b.Run("save", func(b *testing.B) {
+		dev.calls = 0
+		for b.Loop() {
+			if err := m.Save(ctx, &stats.PhaseTimer{}, items, codes); err != nil || codes[0] != pool.OK {
+				b.Fatalf("Save = %v, %v", err, codes[0])
+			}
+			if err := store.Remove(ctx, keyList, true, codes); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(dev.calls)/float64(b.N), "device-calls/op")
+	})
+	if err := m.Save(ctx, &stats.PhaseTimer{}, items, codes); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("load", func(b *testing.B) {
+		dev.calls = 0
+		for b.Loop() {
+			if err := m.Load(ctx, &stats.PhaseTimer{}, keyList, bufs, n); err != nil || n[0] != int64(size) {
+				b.Fatalf("Load = %v, %d bytes", err, n[0])
+			}
+		}
+		b.ReportMetric(float64(dev.calls)/float64(b.N), "device-calls/op")
+	})
 }
