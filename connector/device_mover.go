@@ -18,12 +18,16 @@ import (
 // copies on a stream. The runtime's pages are host memory, so each batch
 // is first placed in (or finally taken from) a window of device pages:
 // one transfer.PagePool of MaxBatch pages per page size, of which only the
-// pages a batch takes are copied between host and device. With the host
-// emulation device (cuda.Open("host")) this runs anywhere.
+// pages a batch takes are copied between host and device. A save's
+// upload is not waited for on the host: the saver's stream waits for it
+// (uploaded), so that the host resolves and reserves the batch meanwhile.
+// With the host emulation device (cuda.Open("host")) this runs anywhere.
 type DeviceMover struct {
 	dev    cuda.Device
 	stream cuda.Stream
-	batch  int
+	// uploaded marks the end of the latest save's window upload on stream.
+	uploaded cuda.Event
+	batch    int
 	// sizes maps a page size to the index of its window pool.
 	sizes  map[int64]int
 	pools  []*transfer.PagePool
@@ -34,6 +38,8 @@ type DeviceMover struct {
 
 	refs  []transfer.PageRef
 	jobs  []transfer.LoadJob
+	keys  []string // a save's keys and values, for place
+	pages [][]byte
 	slots []int // window page of each batched page in its pool
 	// used counts the window pages of each pool the batch takes: only
 	// those move between the host image and the device.
@@ -73,6 +79,9 @@ func NewDeviceMover(dev cuda.Device, store pool.Store, slots []PageSlot, batch i
 		return nil, errors.Join(fmt.Errorf("device mover: %w", err), m.Close())
 	}
 	m.stream = stream
+	if m.uploaded, err = dev.NewEvent(); err != nil {
+		return nil, errors.Join(fmt.Errorf("device mover: %w", err), m.Close())
+	}
 	o := transfer.Options{Device: dev, Pool: store, Pools: m.pools, Batch: batch, StagingBytes: stagingBytes}
 	lo, so := o, o
 	_, canView := store.(transfer.ArenaStore)
@@ -160,46 +169,69 @@ func (m *DeviceMover) readWindow() error {
 // Save copies the items' values into the window and stores them through
 // transfer's Saver, one job per run of items with the same put options.
 // A page whose put failed is reported as TransferFail (transfer does not
-// say which code), a stored or already present one as OK.
+// say which code), a stored or already present one as OK. The window's
+// upload is waited for last: on the device before the saver's copies, on
+// the host for its error and the window image to be free again.
 func (m *DeviceMover) Save(ctx context.Context, t *stats.PhaseTimer, items []pool.PutItem, results []pool.Code) error {
 	t.Next(stats.PhaseDescribe)
-	keys, pages := make([]string, len(items)), make([][]byte, len(items))
-	for i, it := range items {
-		keys[i], pages[i] = it.Key, it.Value
+	m.keys, m.pages = m.keys[:0], m.pages[:0]
+	for _, it := range items {
+		m.keys, m.pages = append(m.keys, it.Key), append(m.pages, it.Value)
 	}
-	if err := m.place(keys, pages); err != nil {
+	defer clear(m.pages)
+	defer clear(m.keys)
+	if err := m.place(m.keys, m.pages); err != nil {
 		return err
 	}
 	t.Next(stats.PhaseStage)
-	if err := m.writeWindow(pages); err != nil {
-		return err
+	err := m.writeWindow(m.pages)
+	if err == nil {
+		t.Next(stats.PhasePut)
+		err = m.putRuns(ctx, items, results)
 	}
-	t.Next(stats.PhasePut)
+	t.Next(stats.PhaseSync)
+	return errors.Join(err, m.stream.Synchronize())
+}
+
+// putRuns stores the window's pages through the saver, one job per run
+// of items with the same put options, once the window's upload finished.
+func (m *DeviceMover) putRuns(ctx context.Context, items []pool.PutItem, results []pool.Code) error {
 	for start := 0; start < len(items); {
 		end := start + 1
 		for end < len(items) && items[end].Options == items[start].Options {
 			end++
 		}
-		res, err := m.saver.Save(ctx, transfer.SaveJob{RequestID: "save", Pages: m.refs[start:end], Options: items[start].Options}, nil)
+		res, err := m.saver.Save(ctx, transfer.SaveJob{RequestID: "save", Pages: m.refs[start:end], Options: items[start].Options}, m.uploaded)
 		if err != nil {
 			return err
 		}
-		failed := map[string]bool{}
-		for _, k := range res.FailedKeys {
-			failed[k] = true
-		}
 		for i := start; i < end; i++ {
 			results[i] = pool.OK
-			if failed[items[i].Key] {
-				results[i] = pool.TransferFail
-			}
 		}
+		markFailed(items[start:end], results[start:end], res.FailedKeys)
 		start = end
 	}
-	t.Next(stats.PhaseSync)
 	return nil
 }
 
+// markFailed reports the items whose keys are in failed as TransferFail.
+func markFailed(items []pool.PutItem, results []pool.Code, failed []string) {
+	if len(failed) == 0 {
+		return
+	}
+	set := make(map[string]bool, len(failed))
+	for _, k := range failed {
+		set[k] = true
+	}
+	for i, it := range items {
+		if set[it.Key] {
+			results[i] = pool.TransferFail
+		}
+	}
+}
+
+// writeWindow copies pages into the window's host image and queues its
+// upload, marked by uploaded; nothing waits for it here.
 func (m *DeviceMover) writeWindow(pages [][]byte) error {
 	for i, p := range pages {
 		g := m.refs[i].LayerGroup
@@ -210,7 +242,7 @@ func (m *DeviceMover) writeWindow(pages [][]byte) error {
 			return err
 		}
 	}
-	return m.stream.Synchronize()
+	return m.uploaded.Record(m.stream)
 }
 
 // Close releases the mover's loader, saver, stream and window pools; the
@@ -222,6 +254,9 @@ func (m *DeviceMover) Close() error {
 	}
 	if m.saver != nil {
 		errs = append(errs, m.saver.Close())
+	}
+	if m.uploaded != nil {
+		errs = append(errs, m.uploaded.Destroy())
 	}
 	if m.stream != nil {
 		errs = append(errs, m.stream.Destroy())

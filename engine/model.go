@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"encoding/binary"
 	"math/bits"
 
 	"github.com/kvctl/kvctl/keys"
@@ -18,10 +17,19 @@ const DefaultRegions = 2
 // computed by another run) can be checked byte for byte. It keeps no state
 // and is safe for concurrent use.
 //
-// Each region's bytes are a stream of 64-bit words: word i is
-// mix(seed + (i+1)·φ), where seed = xxh3-64 of the block hash seeded with
-// (layer group, rank, region), φ the 64-bit golden ratio and mix the
-// splitmix64 finaliser. A 256-byte page costs a few dozen nanoseconds.
+// Each region's bytes are a stream of little-endian 64-bit words, cut
+// into chunks of 512 words (4 KiB): word j of chunk c is
+// T[j] XOR mix(seed + (c+1)·φ), where seed = xxh3-64 of the block hash
+// seeded with (layer group, rank, region), T[j] = mix((j+1)·φ) a fixed
+// table, φ the 64-bit golden ratio and mix the splitmix64 finaliser (a
+// bijection). A tail of under 8 bytes is the first bytes of its word.
+// Every word depends on the seed and on its position: the words of a
+// chunk are distinct, and so are the chunk keys of a region, so a page of
+// another block, layer group, rank or region, a page shifted by any number
+// of bytes, or a chunk moved within its region, differs from the page
+// (but for a chance of 2^-64 a word). Filling costs one mix a chunk and an
+// XOR a word: about the speed of memory. The one home of the stream is
+// modelbytes.go.
 type Model struct {
 	// Regions splits every page into this many regions of equal size (the
 	// last one takes the remainder); at least 1.
@@ -76,41 +84,6 @@ func (m Model) Equal(page []byte, h keys.Hash, lg, rank int) bool {
 		ok = ok && equalRegion(page[from:to], regionSeed(h, lg, rank, region))
 	})
 	return ok
-}
-
-func fillRegion(dst []byte, seed uint64) {
-	z := seed
-	i := 0
-	for ; i+8 <= len(dst); i += 8 {
-		z += golden
-		binary.LittleEndian.PutUint64(dst[i:], mix(z))
-	}
-	if i < len(dst) {
-		var tail [8]byte
-		binary.LittleEndian.PutUint64(tail[:], mix(z+golden))
-		copy(dst[i:], tail[:])
-	}
-}
-
-func equalRegion(src []byte, seed uint64) bool {
-	z := seed
-	i := 0
-	for ; i+8 <= len(src); i += 8 {
-		z += golden
-		if binary.LittleEndian.Uint64(src[i:]) != mix(z) {
-			return false
-		}
-	}
-	if i < len(src) {
-		var tail [8]byte
-		binary.LittleEndian.PutUint64(tail[:], mix(z+golden))
-		for j := range len(src) - i {
-			if src[i+j] != tail[j] {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // vocabSize bounds the synthetic model's output tokens.

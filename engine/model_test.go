@@ -61,12 +61,3 @@ func TestNextToken(t *testing.T) {
 		t.Errorf("1000 positions gave %d distinct tokens, want about 1000", len(seen))
 	}
 }
-
-func BenchmarkModelFill(b *testing.B) {
-	m := Model{Regions: 2}
-	page := make([]byte, DefaultPageBytes)
-	b.SetBytes(int64(len(page)))
-	for i := 0; b.Loop(); i++ {
-		m.Fill(page, keys.Hash{byte(i)}, 0, 0)
-	}
-}

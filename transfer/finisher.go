@@ -12,6 +12,18 @@ type finisher struct {
 	done chan struct{}
 }
 
+// finisherFor is the finisher of a direct call of n pages in sets of
+// setPages: none (nil, which runs the funcs at once) for a call of one
+// set, since nothing is queued after its copies and the call waits for its
+// funcs anyway; a goroutine's start and two hand-overs would only add to
+// a small call's time.
+func finisherFor(n, setPages int) *finisher {
+	if n <= setPages {
+		return nil
+	}
+	return newFinisher()
+}
+
 func newFinisher() *finisher {
 	f := &finisher{ch: make(chan []func(), 16), done: make(chan struct{})}
 	go f.run()

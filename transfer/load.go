@@ -73,7 +73,7 @@ func (l *lane) load(ctx context.Context, jobs []LoadJob) ([]LoadResult, error) {
 	p := &pipeline{l: l, clk: &clk, landed: func(s *slotSet) { countLanded(results, s.items) }}
 	c := loadCall{l: l, p: p, items: items, results: results, failed: make([]bool, len(jobs)), failedIn: make([]int, len(jobs))}
 	if l.arenas != nil {
-		p.after = newFinisher()
+		p.after = finisherFor(len(items), l.geo.SetPages)
 	}
 	err = p.run(c.path(ctx))
 	if derr := p.drain(); err == nil && derr != nil {

@@ -112,7 +112,7 @@ func (s *Saver) SaveAll(ctx context.Context, jobs []SaveJob, after cuda.Event) (
 	p := &pipeline{l: l, clk: &clk}
 	c := saveCall{s: s, p: p, jobs: jobs, results: results, items: items}
 	if l.arenas != nil {
-		p.landed, p.after = c.commit, newFinisher()
+		p.landed, p.after = c.commit, finisherFor(len(items), l.geo.SetPages)
 	}
 	err = p.run(c.path(ctx))
 	if derr := p.drain(); err == nil && derr != nil {
