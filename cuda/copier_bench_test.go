@@ -38,7 +38,7 @@ func BenchmarkKernelSetHostWork(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		work, _, err := c.bounce(s, HostToDevice, copies)
+		work, _, err := c.bounce(s, c.bounces.take(), HostToDevice, copies)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -102,18 +102,20 @@ func (r *descRing) close() error {
 }
 
 // launch moves the copies with the scatter (host to device) or gather
-// kernel: runs of adjacent host regions go through the bounce buffer with
-// one contiguous copy each (before the kernel for loads, after it for
-// saves); the kernel copies the rest, and the runs' regions between the
-// bounce buffer and the pages.
+// kernel: runs of adjacent host regions go through a bounce buffer with
+// one contiguous copy each (before the kernel for loads, filled ahead on
+// a stream of their own with SetFillAhead; after it for saves); the
+// kernel copies the rest, and the runs' regions between the bounce
+// buffer and the pages.
 func (c *Copier) launch(s Stream, kind CopyKind, copies []Copy) error {
-	copies, dma, err := c.bounce(s, kind, copies)
+	b := c.bounces.take()
+	copies, dma, err := c.bounce(s, b, kind, copies)
 	if err != nil {
 		return err
 	}
 	if kind == HostToDevice && len(dma) > 0 {
-		if err := c.dev.Memcpy(s, kind, dma); err != nil {
-			return fmt.Errorf("kernel copy: runs to the bounce buffer: %w", err)
+		if err := c.fillBounce(s, b, dma); err != nil {
+			return err
 		}
 	}
 	if err := c.launchKernel(s, kind, copies); err != nil {
@@ -123,6 +125,21 @@ func (c *Copier) launch(s Stream, kind CopyKind, copies []Copy) error {
 		if err := c.dev.Memcpy(s, kind, dma); err != nil {
 			return fmt.Errorf("kernel copy: runs from the bounce buffer: %w", err)
 		}
+	}
+	if len(dma) == 0 {
+		return nil
+	}
+	return c.bounces.release(s, b)
+}
+
+// fillBounce queues a load's contiguous copies into bounce buffer b:
+// ahead of s's earlier work with SetFillAhead, else on s.
+func (c *Copier) fillBounce(s Stream, b *bounceSlot, dma []Copy) error {
+	if c.fillAhead {
+		return c.bounces.fillAhead(s, b, dma)
+	}
+	if err := c.dev.Memcpy(s, HostToDevice, dma); err != nil {
+		return fmt.Errorf("kernel copy: runs to the bounce buffer: %w", err)
 	}
 	return nil
 }

@@ -1,7 +1,5 @@
 package cuda
 
-import "fmt"
-
 const (
 	// minDMARun is the least a run of adjacent host-side regions carries
 	// for kernel mode to move it with a copy engine (one contiguous copy
@@ -16,11 +14,11 @@ const (
 
 // bounce rewrites copies whose host sides (sources of host-to-device,
 // destinations of device-to-host copies) form runs of adjacent regions of
-// at least minDMARun bytes so that their host side is the device bounce
-// buffer instead, and returns the copies to run and the contiguous
+// at least minDMARun bytes so that their host side is bounce buffer b
+// instead, and returns the copies to run and the contiguous
 // host<->bounce copies that move the runs (before the kernel for loads,
 // after it for saves). Copies outside such runs are returned unchanged.
-func (c *Copier) bounce(s Stream, kind CopyKind, copies []Copy) ([]Copy, []Copy, error) {
+func (c *Copier) bounce(s Stream, b *bounceSlot, kind CopyKind, copies []Copy) ([]Copy, []Copy, error) {
 	if c.noBounce || (kind != HostToDevice && kind != DeviceToHost) {
 		return copies, nil, nil
 	}
@@ -38,7 +36,7 @@ func (c *Copier) bounce(s Stream, kind CopyKind, copies []Copy) ([]Copy, []Copy,
 	if total == 0 {
 		return copies, nil, nil
 	}
-	if err := c.reserveBounce(s, total); err != nil {
+	if err := c.bounces.reserve(s, b, total); err != nil {
 		return nil, nil, err
 	}
 	c.work = c.work[:0]
@@ -46,8 +44,8 @@ func (c *Copier) bounce(s Stream, kind CopyKind, copies []Copy) ([]Copy, []Copy,
 	last := 0
 	for _, r := range c.runs {
 		c.work = append(c.work, copies[last:r[0]]...)
-		bytes := c.rebase(kind, copies[r[0]:r[1]], used)
-		c.dma = append(c.dma, dmaCopy(kind, hostSide(kind, copies[r[0]]), c.bounceBuf.Add(used), bytes))
+		bytes := c.rebase(kind, copies[r[0]:r[1]], b.buf.Add(used))
+		c.dma = append(c.dma, dmaCopy(kind, hostSide(kind, copies[r[0]]), b.buf.Add(used), bytes))
 		used += bytes
 		last = r[1]
 	}
@@ -101,12 +99,12 @@ func (c *Copier) rangeEnd(p DevPtr) DevPtr {
 	return ^DevPtr(0)
 }
 
-// rebase appends run to c.work with its host sides pointing into the
-// bounce buffer from offset off on, and returns the run's bytes.
-func (c *Copier) rebase(kind CopyKind, run []Copy, off int64) int64 {
-	start := off
+// rebase appends run to c.work with its host sides pointing into a
+// bounce buffer from at on, and returns the run's bytes.
+func (c *Copier) rebase(kind CopyKind, run []Copy, at DevPtr) int64 {
+	var off int64
 	for _, cp := range run {
-		p := c.bounceBuf.Add(off)
+		p := at.Add(off)
 		if kind == HostToDevice {
 			cp.Src = p
 		} else {
@@ -115,7 +113,7 @@ func (c *Copier) rebase(kind CopyKind, run []Copy, off int64) int64 {
 		c.work = append(c.work, cp)
 		off += cp.Bytes
 	}
-	return off - start
+	return off
 }
 
 // dmaCopy is the contiguous copy between a run's host bytes and its place
@@ -125,40 +123,4 @@ func dmaCopy(kind CopyKind, host, bounce DevPtr, bytes int64) Copy {
 		return Copy{Dst: bounce, Src: host, Bytes: bytes}
 	}
 	return Copy{Dst: host, Src: bounce, Bytes: bytes}
-}
-
-// reserveBounce makes the bounce buffer hold at least n bytes, growing it
-// by doubling; the old buffer is freed once the stream finished with it.
-func (c *Copier) reserveBounce(s Stream, n int64) error {
-	if n <= c.bounceCap {
-		return nil
-	}
-	capacity := max(minDMARun, c.bounceCap)
-	for capacity < n {
-		capacity *= 2
-	}
-	capacity = min(capacity, maxBounce)
-	if c.bounceCap > 0 {
-		if err := s.Synchronize(); err != nil {
-			return fmt.Errorf("kernel copy: before growing the bounce buffer: %w", err)
-		}
-		if err := c.freeBounce(); err != nil {
-			return err
-		}
-	}
-	p, err := c.dev.Alloc(capacity)
-	if err != nil {
-		return fmt.Errorf("kernel copy: bounce buffer of %d bytes: %w", capacity, err)
-	}
-	c.bounceBuf, c.bounceCap = p, capacity
-	return nil
-}
-
-func (c *Copier) freeBounce() error {
-	if c.bounceCap == 0 {
-		return nil
-	}
-	err := c.dev.Free(c.bounceBuf)
-	c.bounceBuf, c.bounceCap = 0, 0
-	return err
 }
