@@ -18,6 +18,13 @@ const (
 	// spinCheck is how many empty spins a helper makes between two
 	// looks at the clock (and yields of its processor).
 	spinCheck = 256
+	// waitSpin is how long Wait spins for the helpers' last chunks
+	// without yielding its processor (where there is more than one):
+	// the waiting goroutine queues the device's work, and a yield put it
+	// behind every spinning helper in the run queue, 14 µs to 100 µs on
+	// the H200 virtual machine's 16 cores (an execution trace of a 4 KiB
+	// staged load: 2.7 of 11.5 ms runnable, not running).
+	waitSpin = 200 * time.Microsecond
 )
 
 // Crew is a set of helpers: goroutines that take the chunks of each
@@ -215,12 +222,24 @@ func (t *Task) runAll() {
 }
 
 // Wait runs chunks until none is left to take, then spins until the
-// helpers finished theirs, and returns the number of chunks and their
-// errors joined.
+// helpers finished theirs (yielding its processor only after waitSpin,
+// or at once on one processor), and returns the number of chunks and
+// their errors joined.
 func (t *Task) Wait() (int, error) {
 	t.runAll()
+	var since time.Time
+	yield := runtime.GOMAXPROCS(0) == 1
 	for spins := 1; t.left.Load() > 0; spins++ {
-		if spins%spinCheck == 0 {
+		if spins%spinCheck != 0 {
+			continue
+		}
+		if !yield {
+			if since.IsZero() {
+				since = time.Now()
+			}
+			yield = time.Since(since) >= waitSpin
+		}
+		if yield {
 			runtime.Gosched()
 		}
 	}
