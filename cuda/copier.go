@@ -45,14 +45,13 @@ type Copier struct {
 	// descs is kernel mode's ring of descriptor buffers.
 	descs *descRing
 	// bounces hold kernel mode's runs of adjacent host regions on the
-	// device (bounce); work and dma are scratch for the rewritten copies
-	// and the runs' contiguous copies.
+	// device (bounce); runs and dma are scratch for the runs and their
+	// contiguous copies.
 	bounces   *bounceRing
 	noBounce  bool
 	fillAhead bool
-	work      []Copy
 	dma       []Copy
-	runs      [][2]int
+	runs      []bounceRun
 }
 
 // NewCopier prepares a Copier; for ModeBatch it returns an error wrapping
