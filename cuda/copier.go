@@ -44,15 +44,14 @@ type Copier struct {
 	gather  Kernel
 	// descs is kernel mode's ring of descriptor buffers.
 	descs *descRing
-	// bounceBuf holds kernel mode's runs of adjacent host regions on the
-	// device (bounce); work and dma are scratch for the rewritten copies
-	// and the runs' contiguous copies.
-	bounceBuf DevPtr
-	bounceCap int64
+	// bounces hold kernel mode's runs of adjacent host regions on the
+	// device (bounce); runs and dma are scratch for the runs and their
+	// contiguous copies.
+	bounces   *bounceRing
 	noBounce  bool
-	work      []Copy
+	fillAhead bool
 	dma       []Copy
-	runs      [][2]int
+	runs      []bounceRun
 }
 
 // NewCopier prepares a Copier; for ModeBatch it returns an error wrapping
@@ -77,6 +76,9 @@ func NewCopier(dev Device, mode CopyMode) (*Copier, error) {
 		if c.descs, err = newDescRing(dev, descRingSlots); err != nil {
 			return nil, fmt.Errorf("copy mode kernel: %w", err)
 		}
+		if c.bounces, err = newBounceRing(dev); err != nil {
+			return nil, errors.Join(fmt.Errorf("copy mode kernel: %w", err), c.descs.close())
+		}
 	default:
 		return nil, fmt.Errorf("copy mode %q: want memcpy, kernel or batch", mode)
 	}
@@ -87,6 +89,15 @@ func NewCopier(dev Device, mode CopyMode) (*Copier, error) {
 // off, the kernel reads and writes every host region from the SMs, long
 // runs of adjacent regions included.
 func (c *Copier) SetBounce(on bool) { c.noBounce = !on }
+
+// SetFillAhead lets kernel mode copy a load's runs into a bounce buffer
+// on a stream of its own, so that the copy engine fills one buffer while
+// the kernel of the load queued before scatters another. It is for
+// callers whose loads read host memory that is final when the load is
+// queued: the runs' copies then no longer wait for the work queued on
+// the stream before them (which must not write that host memory), only
+// for the last use of their buffer. Off by default.
+func (c *Copier) SetFillAhead(on bool) { c.fillAhead = on }
 
 // Mode returns the Copier's mode.
 func (c *Copier) Mode() CopyMode { return c.mode }
@@ -130,7 +141,7 @@ func (c *Copier) Close() error {
 	if c.descs == nil {
 		return nil
 	}
-	err := errors.Join(c.descs.close(), c.freeBounce())
+	err := errors.Join(c.descs.close(), c.bounces.close())
 	c.descs = nil
 	return err
 }

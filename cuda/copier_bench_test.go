@@ -38,11 +38,11 @@ func BenchmarkKernelSetHostWork(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		work, _, err := c.bounce(s, HostToDevice, copies)
+		runs, _, err := c.bounce(s, c.bounces.take(), HostToDevice, copies)
 		if err != nil {
 			b.Fatal(err)
 		}
-		countChunks(work, kernelChunk)
-		encodeChunks(slot.mem.Bytes(), work, kernelChunk)
+		countChunks(copies, kernelChunk)
+		encodeChunks(slot.mem.Bytes(), HostToDevice, copies, runs, kernelChunk)
 	}
 }

@@ -102,21 +102,23 @@ func (r *descRing) close() error {
 }
 
 // launch moves the copies with the scatter (host to device) or gather
-// kernel: runs of adjacent host regions go through the bounce buffer with
-// one contiguous copy each (before the kernel for loads, after it for
-// saves); the kernel copies the rest, and the runs' regions between the
-// bounce buffer and the pages.
+// kernel: runs of adjacent host regions go through a bounce buffer with
+// one contiguous copy each (before the kernel for loads, filled ahead on
+// a stream of their own with SetFillAhead; after it for saves); the
+// kernel copies the rest, and the runs' regions between the bounce
+// buffer and the pages.
 func (c *Copier) launch(s Stream, kind CopyKind, copies []Copy) error {
-	copies, dma, err := c.bounce(s, kind, copies)
+	b := c.bounces.take()
+	runs, dma, err := c.bounce(s, b, kind, copies)
 	if err != nil {
 		return err
 	}
 	if kind == HostToDevice && len(dma) > 0 {
-		if err := c.dev.Memcpy(s, kind, dma); err != nil {
-			return fmt.Errorf("kernel copy: runs to the bounce buffer: %w", err)
+		if err := c.fillBounce(s, b, dma); err != nil {
+			return err
 		}
 	}
-	if err := c.launchKernel(s, kind, copies); err != nil {
+	if err := c.launchKernel(s, kind, copies, runs); err != nil {
 		return err
 	}
 	if kind == DeviceToHost && len(dma) > 0 {
@@ -124,18 +126,34 @@ func (c *Copier) launch(s Stream, kind CopyKind, copies []Copy) error {
 			return fmt.Errorf("kernel copy: runs from the bounce buffer: %w", err)
 		}
 	}
+	if len(dma) == 0 {
+		return nil
+	}
+	return c.bounces.release(s, b)
+}
+
+// fillBounce queues a load's contiguous copies into bounce buffer b:
+// ahead of s's earlier work with SetFillAhead, else on s.
+func (c *Copier) fillBounce(s Stream, b *bounceSlot, dma []Copy) error {
+	if c.fillAhead {
+		return c.bounces.fillAhead(s, b, dma)
+	}
+	if err := c.dev.Memcpy(s, HostToDevice, dma); err != nil {
+		return fmt.Errorf("kernel copy: runs to the bounce buffer: %w", err)
+	}
 	return nil
 }
 
 // launchKernel cuts the copies into kernelChunk pieces, writes their
-// descriptors into the next ring buffer and launches the kernel over them.
-func (c *Copier) launchKernel(s Stream, kind CopyKind, copies []Copy) error {
+// descriptors (with the host sides of the runs in their bounce buffer)
+// into the next ring buffer and launches the kernel over them.
+func (c *Copier) launchKernel(s Stream, kind CopyKind, copies []Copy, runs []bounceRun) error {
 	n := countChunks(copies, kernelChunk)
 	slot, err := c.descs.acquire(n)
 	if err != nil {
 		return fmt.Errorf("kernel copy: %w", err)
 	}
-	encodeChunks(slot.mem.Bytes(), copies, kernelChunk)
+	encodeChunks(slot.mem.Bytes(), kind, copies, runs, kernelChunk)
 	k := c.scatter
 	if kind == DeviceToHost {
 		k = c.gather
@@ -169,19 +187,35 @@ func countChunks(copies []Copy, chunk int64) int {
 
 // encodeChunks writes the descriptors of the copies cut into pieces of at
 // most chunk bytes (a multiple of 16, so aligned regions stay aligned)
-// into b.
-func encodeChunks(b []byte, copies []Copy, chunk int64) {
-	i := 0
-	for _, c := range copies {
-		if 0 < c.Bytes && c.Bytes <= chunk {
-			encodeDesc(b[i*DescBytes:(i+1)*DescBytes], c)
-			i++
-			continue
+// into b, the host sides of the runs' copies moved into their bounce
+// buffer (runs in order of their copies).
+func encodeChunks(b []byte, kind CopyKind, copies []Copy, runs []bounceRun, chunk int64) {
+	i, lo := 0, 0
+	for _, r := range runs {
+		for _, cp := range copies[lo:r.lo] {
+			i = encodeCopy(b, i, cp, chunk)
 		}
-		for off := int64(0); off < c.Bytes; off += chunk {
-			n := min(chunk, c.Bytes-off)
-			encodeDesc(b[i*DescBytes:(i+1)*DescBytes], Copy{Dst: c.Dst.Add(off), Src: c.Src.Add(off), Bytes: n})
-			i++
+		for _, cp := range copies[r.lo:r.hi] {
+			i = encodeCopy(b, i, rebased(kind, cp, r.shift), chunk)
 		}
+		lo = r.hi
 	}
+	for _, cp := range copies[lo:] {
+		i = encodeCopy(b, i, cp, chunk)
+	}
+}
+
+// encodeCopy writes the descriptors of c cut into pieces of at most chunk
+// bytes into b from descriptor i on, and returns the index past the last.
+func encodeCopy(b []byte, i int, c Copy, chunk int64) int {
+	if 0 < c.Bytes && c.Bytes <= chunk {
+		encodeDesc(b[i*DescBytes:(i+1)*DescBytes], c)
+		return i + 1
+	}
+	for off := int64(0); off < c.Bytes; off += chunk {
+		n := min(chunk, c.Bytes-off)
+		encodeDesc(b[i*DescBytes:(i+1)*DescBytes], Copy{Dst: c.Dst.Add(off), Src: c.Src.Add(off), Bytes: n})
+		i++
+	}
+	return i
 }

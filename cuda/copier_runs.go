@@ -1,7 +1,5 @@
 package cuda
 
-import "fmt"
-
 const (
 	// minDMARun is the least a run of adjacent host-side regions carries
 	// for kernel mode to move it with a copy engine (one contiguous copy
@@ -14,15 +12,23 @@ const (
 	maxBounce = 64 << 20
 )
 
-// bounce rewrites copies whose host sides (sources of host-to-device,
+// bounceRun is a run of copies, copies[lo:hi], whose host sides move to
+// a bounce buffer: each host side plus shift.
+type bounceRun struct {
+	lo, hi int
+	shift  int64
+}
+
+// bounce finds the copies whose host sides (sources of host-to-device,
 // destinations of device-to-host copies) form runs of adjacent regions of
-// at least minDMARun bytes so that their host side is the device bounce
-// buffer instead, and returns the copies to run and the contiguous
-// host<->bounce copies that move the runs (before the kernel for loads,
-// after it for saves). Copies outside such runs are returned unchanged.
-func (c *Copier) bounce(s Stream, kind CopyKind, copies []Copy) ([]Copy, []Copy, error) {
+// at least minDMARun bytes, places the runs one after the other in bounce
+// buffer b, and returns the runs (the kernel reads or writes their host
+// sides in b instead: encodeChunks) and the contiguous host<->bounce
+// copies that move them (before the kernel for loads, after it for
+// saves); none when no run is long enough.
+func (c *Copier) bounce(s Stream, b *bounceSlot, kind CopyKind, copies []Copy) ([]bounceRun, []Copy, error) {
 	if c.noBounce || (kind != HostToDevice && kind != DeviceToHost) {
-		return copies, nil, nil
+		return nil, nil, nil
 	}
 	c.dma = c.dma[:0]
 	c.runs = c.runs[:0]
@@ -30,29 +36,26 @@ func (c *Copier) bounce(s Stream, kind CopyKind, copies []Copy) ([]Copy, []Copy,
 	for i := 0; i < len(copies); {
 		j, bytes := runEnd(kind, copies, i, c.rangeEnd(hostSide(kind, copies[i])))
 		if bytes >= minDMARun && total+bytes <= maxBounce {
-			c.runs = append(c.runs, [2]int{i, j})
+			c.runs = append(c.runs, bounceRun{lo: i, hi: j, shift: bytes})
 			total += bytes
 		}
 		i = j
 	}
 	if total == 0 {
-		return copies, nil, nil
+		return nil, nil, nil
 	}
-	if err := c.reserveBounce(s, total); err != nil {
+	if err := c.bounces.reserve(s, b, total); err != nil {
 		return nil, nil, err
 	}
-	c.work = c.work[:0]
 	var used int64
-	last := 0
-	for _, r := range c.runs {
-		c.work = append(c.work, copies[last:r[0]]...)
-		bytes := c.rebase(kind, copies[r[0]:r[1]], used)
-		c.dma = append(c.dma, dmaCopy(kind, hostSide(kind, copies[r[0]]), c.bounceBuf.Add(used), bytes))
+	for k := range c.runs {
+		r := &c.runs[k]
+		bytes, host, at := r.shift, hostSide(kind, copies[r.lo]), b.buf.Add(used)
+		r.shift = int64(at) - int64(host)
+		c.dma = append(c.dma, dmaCopy(kind, host, at, bytes))
 		used += bytes
-		last = r[1]
 	}
-	c.work = append(c.work, copies[last:]...)
-	return c.work, c.dma, nil
+	return c.runs, c.dma, nil
 }
 
 // hostSide is a copy's host address.
@@ -101,21 +104,14 @@ func (c *Copier) rangeEnd(p DevPtr) DevPtr {
 	return ^DevPtr(0)
 }
 
-// rebase appends run to c.work with its host sides pointing into the
-// bounce buffer from offset off on, and returns the run's bytes.
-func (c *Copier) rebase(kind CopyKind, run []Copy, off int64) int64 {
-	start := off
-	for _, cp := range run {
-		p := c.bounceBuf.Add(off)
-		if kind == HostToDevice {
-			cp.Src = p
-		} else {
-			cp.Dst = p
-		}
-		c.work = append(c.work, cp)
-		off += cp.Bytes
+// rebased is cp with its host side moved by shift.
+func rebased(kind CopyKind, cp Copy, shift int64) Copy {
+	if kind == HostToDevice {
+		cp.Src = cp.Src.Add(shift)
+	} else {
+		cp.Dst = cp.Dst.Add(shift)
 	}
-	return off - start
+	return cp
 }
 
 // dmaCopy is the contiguous copy between a run's host bytes and its place
@@ -125,40 +121,4 @@ func dmaCopy(kind CopyKind, host, bounce DevPtr, bytes int64) Copy {
 		return Copy{Dst: bounce, Src: host, Bytes: bytes}
 	}
 	return Copy{Dst: host, Src: bounce, Bytes: bytes}
-}
-
-// reserveBounce makes the bounce buffer hold at least n bytes, growing it
-// by doubling; the old buffer is freed once the stream finished with it.
-func (c *Copier) reserveBounce(s Stream, n int64) error {
-	if n <= c.bounceCap {
-		return nil
-	}
-	capacity := max(minDMARun, c.bounceCap)
-	for capacity < n {
-		capacity *= 2
-	}
-	capacity = min(capacity, maxBounce)
-	if c.bounceCap > 0 {
-		if err := s.Synchronize(); err != nil {
-			return fmt.Errorf("kernel copy: before growing the bounce buffer: %w", err)
-		}
-		if err := c.freeBounce(); err != nil {
-			return err
-		}
-	}
-	p, err := c.dev.Alloc(capacity)
-	if err != nil {
-		return fmt.Errorf("kernel copy: bounce buffer of %d bytes: %w", capacity, err)
-	}
-	c.bounceBuf, c.bounceCap = p, capacity
-	return nil
-}
-
-func (c *Copier) freeBounce() error {
-	if c.bounceCap == 0 {
-		return nil
-	}
-	err := c.dev.Free(c.bounceBuf)
-	c.bounceBuf, c.bounceCap = 0, 0
-	return err
 }

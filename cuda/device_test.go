@@ -391,7 +391,7 @@ func TestEncodeChunks(t *testing.T) {
 		t.Fatalf("countChunks(%v, 100) = %d, want %d", in, n, len(want))
 	}
 	b := make([]byte, n*DescBytes)
-	encodeChunks(b, in, 100)
+	encodeChunks(b, HostToDevice, in, nil, 100)
 	if diff := cmp.Diff(want, DecodeDescs(b, n)); diff != "" {
 		t.Errorf("encodeChunks(%v, 100) mismatch (-want +got):\n%s", in, diff)
 	}

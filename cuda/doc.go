@@ -20,8 +20,9 @@
 // for the GPU at hand. A Copier moves batches of regions in one of three
 // modes (memcpy, kernel, batch); in kernel mode descriptors go through a
 // ring of mapped pinned buffers, and runs of adjacent host regions of at
-// least 1 MiB can move with the copy engine through a device bounce buffer
-// (SetBounce). Discover lists GPUs through NVML (libnvidia-ml.so.1, bound
+// least 1 MiB can move with the copy engine through device bounce buffers
+// (SetBounce), filled ahead on a stream of their own while the kernel
+// scatters the previous load's (SetFillAhead). Discover lists GPUs through NVML (libnvidia-ml.so.1, bound
 // at run time through purego as the driver is) or, failing that, through
 // the CUDA driver.
 package cuda

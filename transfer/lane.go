@@ -61,6 +61,12 @@ func (l *lane) open() error {
 	// A staged set is one run in staging, which kernel mode moves with
 	// one contiguous copy and the kernel on the device (the bounce).
 	l.copier.SetBounce(l.arenas != nil || !l.o.stagedZeroCopy)
+	// A load's host side (staging the crew filled, or pool values in
+	// place) is final when its copies are queued, and no copy of the
+	// lane writes host memory that a later load reads before the host
+	// waited for it: so the copy engine may fill the next set's bounce
+	// buffer while the kernel scatters the set before.
+	l.copier.SetFillAhead(true)
 	if l.stream, err = l.o.Device.NewStream(); err != nil {
 		return err
 	}

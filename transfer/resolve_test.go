@@ -45,3 +45,34 @@ func refs16(j, n int) []PageRef {
 	}
 	return out
 }
+
+// TestResolveAllSplitsOneJob resolves one job large enough to be split
+// among goroutines: its pages come out in order, and with two bad
+// references in different parts the first is reported.
+func TestResolveAllSplitsOneJob(t *testing.T) {
+	f := newFixture(t, 16, newMapStore())
+	const pages = 48000
+	refs := [][]PageRef{refs16(0, 5), refs16(1, pages), {}, refs16(3, 7)}
+	pagesOf := func(j int) []PageRef { return refs[j] }
+	cr := crew.New(3, crew.DefaultPark, nil)
+	defer cr.Close()
+	items, bad, err := resolveAll(cr, nil, f.pools, len(refs), pagesOf)
+	if err != nil || bad != -1 || len(items) != pages+12 {
+		t.Fatalf("resolveAll = %d items, job %d, %v; want %d items, no error", len(items), bad, err, pages+12)
+	}
+	at := 0
+	for j, rs := range refs {
+		for _, r := range rs {
+			if it := items[at]; it.job != j || it.key != r.Key || it.page != r.Page {
+				t.Fatalf("item %d = job %d %q page %d, want job %d %q page %d", at, it.job, it.key, it.page, j, r.Key, r.Page)
+			}
+			at++
+		}
+	}
+	refs[1][40000].Key = ""
+	refs[1][10000].Page = 99
+	_, bad, err = resolveAll(cr, nil, f.pools, len(refs), pagesOf)
+	if bad != 1 || err == nil || !strings.Contains(err.Error(), "page 10000") {
+		t.Errorf("resolveAll with bad pages 10000 and 40000 of job 1 = job %d, %v; want job 1, page 10000", bad, err)
+	}
+}
