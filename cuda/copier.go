@@ -47,11 +47,11 @@ type Copier struct {
 	// bounces hold kernel mode's runs of adjacent host regions on the
 	// device (bounce); runs and dma are scratch for the runs and their
 	// contiguous copies.
-	bounces   *bounceRing
-	noBounce  bool
-	fillAhead bool
-	dma       []Copy
-	runs      []bounceRun
+	bounces  *bounceRing
+	noBounce bool
+	overlap  bool
+	dma      []Copy
+	runs     []bounceRun
 }
 
 // NewCopier prepares a Copier; for ModeBatch it returns an error wrapping
@@ -90,14 +90,37 @@ func NewCopier(dev Device, mode CopyMode) (*Copier, error) {
 // runs of adjacent regions included.
 func (c *Copier) SetBounce(on bool) { c.noBounce = !on }
 
-// SetFillAhead lets kernel mode copy a load's runs into a bounce buffer
-// on a stream of its own, so that the copy engine fills one buffer while
-// the kernel of the load queued before scatters another. It is for
-// callers whose loads read host memory that is final when the load is
-// queued: the runs' copies then no longer wait for the work queued on
-// the stream before them (which must not write that host memory), only
-// for the last use of their buffer. Off by default.
-func (c *Copier) SetFillAhead(on bool) { c.fillAhead = on }
+// SetOverlap lets kernel mode move the runs of its bounce buffers on a
+// stream of its own (off by default), so that the copy engine moves one
+// call's runs while the kernel of another runs on the caller's stream:
+// a load's runs are copied in ahead of the work queued on the stream
+// before them, and a save's are copied out after its kernel while the
+// stream goes on. It is for callers whose loads read host memory that is
+// final when the load is queued (no earlier work on the stream writes
+// it), who read what a save wrote only once an event recorded with
+// Record completed (or after Synchronize), and who synchronize with
+// Synchronize.
+func (c *Copier) SetOverlap(on bool) { c.overlap = on }
+
+// Record records e after the work of the last call queued on s: on s,
+// or, when that call was a save whose runs are copied out beside s
+// (SetOverlap), after that copy, which follows the call's kernel.
+func (c *Copier) Record(e Event, s Stream) error {
+	if c.bounces != nil && c.bounces.tail != nil {
+		return e.Record(c.bounces.tail)
+	}
+	return e.Record(s)
+}
+
+// Synchronize waits for the work queued on s and for the copies of runs
+// beside it, and returns the first error either met.
+func (c *Copier) Synchronize(s Stream) error {
+	err := s.Synchronize()
+	if c.bounces != nil && c.bounces.ahead != nil {
+		err = errors.Join(err, c.bounces.ahead.Synchronize())
+	}
+	return err
+}
 
 // Mode returns the Copier's mode.
 func (c *Copier) Mode() CopyMode { return c.mode }

@@ -6,34 +6,36 @@ import (
 )
 
 // bounceSlots is the number of device bounce buffers a kernel-mode Copier
-// cycles through: with fill-ahead on, the copy engine fills one with a
-// load's runs while the kernel scatters the previous load's from another.
+// cycles through: with overlap on, the copy engine moves one call's runs
+// into or out of one buffer on a stream of its own while the kernel of
+// the next (or last) call uses another.
 const bounceSlots = 2
 
 // bounceSlot is one device bounce buffer and the events that order its
-// uses across the caller's stream and the fill-ahead stream.
+// uses across the caller's stream and the ahead stream.
 type bounceSlot struct {
 	buf DevPtr
 	cap int64
-	// filled is recorded on the fill-ahead stream after a load's runs
-	// were copied into buf; the caller's stream waits for it before the
-	// kernel reads them.
-	filled Event
-	// freed is recorded on the caller's stream after the last work there
-	// that reads or writes buf; the fill-ahead stream waits for it before
-	// it writes buf again.
-	freed Event
-	// used says freed was recorded.
-	used bool
+	// handoff passes buf from one stream to the other: recorded on the
+	// stream that filled it (a load's copy, a save's kernel) and waited
+	// for by the one that reads it.
+	handoff Event
+	// freed is recorded after the last use of buf, on freedOn (nil
+	// before the first use); a use on the other stream waits for it.
+	freed   Event
+	freedOn Stream
 }
 
 // bounceRing is a kernel-mode Copier's bounce buffers, used in turn, and
-// the stream that fills them ahead of the caller's.
+// the stream that moves their runs beside the caller's.
 type bounceRing struct {
 	dev   Device
 	slots []bounceSlot
 	next  int
-	ahead Stream // nil until a load is first filled ahead
+	ahead Stream // nil until overlap first needs it
+	// tail is the stream the last call's work ends on when it is not the
+	// caller's (a save's runs copied out on ahead); nil otherwise.
+	tail Stream
 }
 
 func newBounceRing(dev Device) (*bounceRing, error) {
@@ -41,7 +43,7 @@ func newBounceRing(dev Device) (*bounceRing, error) {
 	for i := range r.slots {
 		var err error
 		b := &r.slots[i]
-		if b.filled, err = dev.NewEvent(); err == nil {
+		if b.handoff, err = dev.NewEvent(); err == nil {
 			b.freed, err = dev.NewEvent()
 		}
 		if err != nil {
@@ -85,7 +87,7 @@ func (r *bounceRing) reserve(s Stream, b *bounceSlot, n int64) error {
 	return nil
 }
 
-// quiesce waits for the caller's stream s and the fill-ahead stream.
+// quiesce waits for the caller's stream s and the ahead stream.
 func (r *bounceRing) quiesce(s Stream) error {
 	if r.ahead != nil {
 		if err := r.ahead.Synchronize(); err != nil {
@@ -95,41 +97,48 @@ func (r *bounceRing) quiesce(s Stream) error {
 	return s.Synchronize()
 }
 
-// fillAhead queues a load's contiguous copies into b on the fill-ahead
-// stream, once the caller's stream finished its last use of b, and makes
-// s wait for them: the copy engine fills b while s still runs the work
-// queued before (the previous load's kernel).
-func (r *bounceRing) fillAhead(s Stream, b *bounceSlot, dma []Copy) error {
+// aheadStream is the stream that moves runs beside the caller's.
+func (r *bounceRing) aheadStream() (Stream, error) {
 	if r.ahead == nil {
 		st, err := r.dev.NewStream()
 		if err != nil {
-			return fmt.Errorf("kernel copy: fill-ahead stream: %w", err)
+			return nil, fmt.Errorf("kernel copy: ahead stream: %w", err)
 		}
 		r.ahead = st
 	}
-	if b.used {
-		if err := r.ahead.WaitEvent(b.freed); err != nil {
-			return fmt.Errorf("kernel copy: fill-ahead wait: %w", err)
-		}
+	return r.ahead, nil
+}
+
+// claim makes stream on wait for the last use of b when that was on the
+// other stream.
+func (r *bounceRing) claim(on Stream, b *bounceSlot) error {
+	if b.freedOn == nil || b.freedOn == on {
+		return nil
 	}
-	if err := r.dev.Memcpy(r.ahead, HostToDevice, dma); err != nil {
-		return fmt.Errorf("kernel copy: runs to the bounce buffer: %w", err)
-	}
-	if err := b.filled.Record(r.ahead); err != nil {
-		return fmt.Errorf("kernel copy: fill-ahead event: %w", err)
-	}
-	if err := s.WaitEvent(b.filled); err != nil {
-		return fmt.Errorf("kernel copy: waiting for the fill-ahead: %w", err)
+	if err := on.WaitEvent(b.freed); err != nil {
+		return fmt.Errorf("kernel copy: waiting for a bounce buffer: %w", err)
 	}
 	return nil
 }
 
-// release marks the end of s's use of b queued so far.
-func (r *bounceRing) release(s Stream, b *bounceSlot) error {
-	if err := b.freed.Record(s); err != nil {
+// pass makes stream to wait for the work queued on from so far, through
+// b's handoff event.
+func (r *bounceRing) pass(from, to Stream, b *bounceSlot) error {
+	if err := b.handoff.Record(from); err != nil {
 		return fmt.Errorf("kernel copy: bounce buffer event: %w", err)
 	}
-	b.used = true
+	if err := to.WaitEvent(b.handoff); err != nil {
+		return fmt.Errorf("kernel copy: waiting for a bounce buffer: %w", err)
+	}
+	return nil
+}
+
+// release marks the end of the use of b queued on stream on so far.
+func (r *bounceRing) release(on Stream, b *bounceSlot) error {
+	if err := b.freed.Record(on); err != nil {
+		return fmt.Errorf("kernel copy: bounce buffer event: %w", err)
+	}
+	b.freedOn = on
 	return nil
 }
 
@@ -142,7 +151,7 @@ func (r *bounceRing) free(b *bounceSlot) error {
 	return err
 }
 
-// close waits for the fill-ahead stream and frees the buffers, events and
+// close waits for the ahead stream and frees the buffers, events and
 // stream; the caller's stream must have been synchronized.
 func (r *bounceRing) close() error {
 	var errs []error
@@ -153,7 +162,7 @@ func (r *bounceRing) close() error {
 	for i := range r.slots {
 		b := &r.slots[i]
 		errs = append(errs, r.free(b))
-		for _, e := range []Event{b.filled, b.freed} {
+		for _, e := range []Event{b.handoff, b.freed} {
 			if e != nil {
 				errs = append(errs, e.Destroy())
 			}

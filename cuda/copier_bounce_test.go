@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"sync"
 	"testing"
+	"time"
 )
 
 // fillAheadLoad is one load of TestKernelFillAhead: its host source, the
@@ -25,7 +26,7 @@ type fillAheadLoad struct {
 func TestKernelFillAhead(t *testing.T) {
 	eachDevice(t, func(t *testing.T, d Device) {
 		cp, s := mustKernelCopier(t, d)
-		cp.SetFillAhead(true)
+		cp.SetOverlap(true)
 		const size = 64 << 10
 		r := rand.New(rand.NewPCG(21, 22))
 		var loads []fillAheadLoad
@@ -59,6 +60,109 @@ func TestKernelFillAhead(t *testing.T) {
 	})
 }
 
+// TestKernelOverlapSaves queues saves of runs long enough for the
+// bounce buffers back to back with overlap on, each into host memory of
+// its own, and checks every byte once an event recorded with Record after
+// the last one completed, without synchronizing the stream: Record must
+// follow the runs copied out beside the stream.
+func TestKernelOverlapSaves(t *testing.T) {
+	eachDevice(t, func(t *testing.T, d Device) {
+		cp, s := mustKernelCopier(t, d)
+		cp.SetOverlap(true)
+		const size = 64 << 10
+		r := rand.New(rand.NewPCG(25, 26))
+		type save struct {
+			l   fillAheadLoad
+			out *HostMem
+		}
+		var saves []save
+		for i, n := range []int{16, 48, 24, 48, 16} {
+			l := fillAheadLoad{n: n, src: randomBytes(r, 2*n*size), dev: mustAlloc(t, d, int64(2*n*size)), perm: r.Perm(2 * n)}
+			if err := d.CopyHtoD(s, l.dev, l.src); err != nil {
+				t.Fatal(err)
+			}
+			out := mustAllocHost(t, d, int64((2*n+1)*size))
+			if err := cp.Copy(s, DeviceToHost, runCopies(DeviceToHost, out.Ptr(), l.dev, n, size, l.perm)); err != nil {
+				t.Fatalf("save %d: kernel Copy d2h error = %v", i, err)
+			}
+			saves = append(saves, save{l, out})
+		}
+		ev, err := d.NewEvent()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cp.Record(ev, s); err != nil {
+			t.Fatalf("Record error = %v", err)
+		}
+		if err := ev.Synchronize(); err != nil {
+			t.Fatalf("event error = %v", err)
+		}
+		for i, sv := range saves {
+			checkSaved(t, i, sv.out.Bytes(), sv.l, size)
+		}
+		if err := cp.Synchronize(s); err != nil {
+			t.Fatalf("Synchronize error = %v", err)
+		}
+	})
+}
+
+// checkSaved checks that save i copied device slot perm[k] of l.dev (l.src
+// there) to region k of out (after the gap from region n on).
+func checkSaved(t *testing.T, i int, out []byte, l fillAheadLoad, size int) {
+	t.Helper()
+	for k, p := range l.perm {
+		h := k * size
+		if k >= l.n {
+			h += size
+		}
+		if !bytes.Equal(out[h:h+size], l.src[p*size:(p+1)*size]) {
+			t.Fatalf("save %d: region %d (device slot %d) differs from the device's bytes", i, k, p)
+		}
+	}
+}
+
+// TestOverlapSaveWaitsForItsBuffer holds the ahead stream back (host
+// emulation) while three equal saves are queued with overlap on: the
+// third gathers into the first's bounce buffer again, so its kernel must
+// wait for the first save's runs, held back behind the gate, to be
+// copied out. A kernel that did not wait would overwrite them first.
+func TestOverlapSaveWaitsForItsBuffer(t *testing.T) {
+	d := newHostDevice("")
+	t.Cleanup(func() { d.Close() })
+	cp, s := mustKernelCopier(t, d)
+	cp.SetOverlap(true)
+	ahead, err := cp.bounces.aheadStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := holdStream(t, ahead)
+	const n, size = 16, 64 << 10
+	r := rand.New(rand.NewPCG(27, 28))
+	var saves []fillAheadLoad
+	var outs []*HostMem
+	for i := range 3 {
+		l := fillAheadLoad{n: n, src: randomBytes(r, 2*n*size), dev: mustAlloc(t, d, int64(2*n*size)), perm: r.Perm(2 * n)}
+		if err := d.CopyHtoD(s, l.dev, l.src); err != nil {
+			t.Fatal(err)
+		}
+		out := mustAllocHost(t, d, int64((2*n+1)*size))
+		if err := cp.Copy(s, DeviceToHost, runCopies(DeviceToHost, out.Ptr(), l.dev, n, size, l.perm)); err != nil {
+			t.Fatalf("save %d: kernel Copy d2h error = %v", i, err)
+		}
+		saves, outs = append(saves, l), append(outs, out)
+	}
+	if ranEarly(t, d, s) {
+		t.Error("the third save's kernel ran while the first save's runs in its bounce buffer were not copied out")
+	}
+	release()
+	if err := cp.Synchronize(s); err != nil {
+		t.Fatalf("Synchronize error = %v", err)
+	}
+	for i, l := range saves {
+		checkSaved(t, i, outs[i].Bytes(), l, size)
+	}
+}
+
 // TestFillAheadWaitsForItsBuffer holds the caller's stream back (host
 // emulation) while three equal loads are queued with fill-ahead on: the
 // third uses the first's bounce buffer again, so its fill must wait for
@@ -69,7 +173,7 @@ func TestFillAheadWaitsForItsBuffer(t *testing.T) {
 	d := newHostDevice("")
 	t.Cleanup(func() { d.Close() })
 	cp, s := mustKernelCopier(t, d)
-	cp.SetFillAhead(true)
+	cp.SetOverlap(true)
 	gate, release := heldStream(t, d)
 	if err := s.WaitEvent(gate); err != nil {
 		t.Fatal(err)
@@ -85,6 +189,9 @@ func TestFillAheadWaitsForItsBuffer(t *testing.T) {
 			t.Fatalf("load %d: kernel Copy h2d error = %v", i, err)
 		}
 		loads = append(loads, l)
+	}
+	if ranEarly(t, d, cp.bounces.ahead) {
+		t.Error("the third load's runs were copied into the bounce buffer the first load's kernel had not read yet")
 	}
 	release()
 	for i, l := range loads {
@@ -109,14 +216,8 @@ func heldStream(t *testing.T, d Device) (Event, func()) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := st.(*hostStream)
-	open := make(chan struct{})
-	var once sync.Once
-	release := func() { once.Do(func() { close(open) }) }
-	t.Cleanup(func() { release(); st.Synchronize(); st.Destroy() })
-	if err := hs.enqueue(func() error { <-open; return nil }); err != nil {
-		t.Fatal(err)
-	}
+	t.Cleanup(func() { st.Synchronize(); st.Destroy() })
+	release := holdStream(t, st) // its cleanup runs first
 	ev, err := d.NewEvent()
 	if err != nil {
 		t.Fatal(err)
@@ -125,4 +226,39 @@ func heldStream(t *testing.T, d Device) (Event, func()) {
 		t.Fatal(err)
 	}
 	return ev, release
+}
+
+// ranEarly says whether the work queued on s so far completes within
+// 100 ms.
+func ranEarly(t *testing.T, d Device, s Stream) bool {
+	t.Helper()
+	ev, err := d.NewEvent()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ev.Record(s); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { ev.Synchronize(); close(done) }()
+	select {
+	case <-done:
+		return true
+	case <-time.After(100 * time.Millisecond):
+		return false
+	}
+}
+
+// holdStream queues on host emulation stream st an operation that ends
+// only once release is called (or the test ends).
+func holdStream(t *testing.T, st Stream) (release func()) {
+	t.Helper()
+	open := make(chan struct{})
+	var once sync.Once
+	release = func() { once.Do(func() { close(open) }) }
+	t.Cleanup(release)
+	if err := st.(*hostStream).enqueue(func() error { <-open; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return release
 }

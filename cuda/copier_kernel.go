@@ -103,45 +103,81 @@ func (r *descRing) close() error {
 
 // launch moves the copies with the scatter (host to device) or gather
 // kernel: runs of adjacent host regions go through a bounce buffer with
-// one contiguous copy each (before the kernel for loads, filled ahead on
-// a stream of their own with SetFillAhead; after it for saves); the
-// kernel copies the rest, and the runs' regions between the bounce
-// buffer and the pages.
+// one contiguous copy each (before the kernel for loads, after it for
+// saves; with SetOverlap on the ahead stream); the kernel copies the
+// rest, and the runs' regions between the bounce buffer and the pages.
 func (c *Copier) launch(s Stream, kind CopyKind, copies []Copy) error {
 	b := c.bounces.take()
 	runs, dma, err := c.bounce(s, b, kind, copies)
 	if err != nil {
 		return err
 	}
-	if kind == HostToDevice && len(dma) > 0 {
-		if err := c.fillBounce(s, b, dma); err != nil {
+	c.bounces.tail = nil
+	switch {
+	case len(dma) == 0:
+		return c.launchKernel(s, kind, copies, nil)
+	case kind == HostToDevice:
+		return c.loadThrough(s, b, copies, runs, dma)
+	}
+	return c.saveThrough(s, b, copies, runs, dma)
+}
+
+// runsStream is the stream that moves the runs: the ahead stream with
+// overlap, else s.
+func (c *Copier) runsStream(s Stream) (Stream, error) {
+	if !c.overlap {
+		return s, nil
+	}
+	return c.bounces.aheadStream()
+}
+
+// loadThrough copies a load's runs into bounce buffer b, then launches
+// the kernel on s.
+func (c *Copier) loadThrough(s Stream, b *bounceSlot, copies []Copy, runs []bounceRun, dma []Copy) error {
+	on, err := c.runsStream(s)
+	if err != nil {
+		return err
+	}
+	if err := c.bounces.claim(on, b); err != nil {
+		return err
+	}
+	if err := c.dev.Memcpy(on, HostToDevice, dma); err != nil {
+		return fmt.Errorf("kernel copy: runs to the bounce buffer: %w", err)
+	}
+	if on != s {
+		if err := c.bounces.pass(on, s, b); err != nil {
 			return err
 		}
 	}
-	if err := c.launchKernel(s, kind, copies, runs); err != nil {
+	if err := c.launchKernel(s, HostToDevice, copies, runs); err != nil {
 		return err
-	}
-	if kind == DeviceToHost && len(dma) > 0 {
-		if err := c.dev.Memcpy(s, kind, dma); err != nil {
-			return fmt.Errorf("kernel copy: runs from the bounce buffer: %w", err)
-		}
-	}
-	if len(dma) == 0 {
-		return nil
 	}
 	return c.bounces.release(s, b)
 }
 
-// fillBounce queues a load's contiguous copies into bounce buffer b:
-// ahead of s's earlier work with SetFillAhead, else on s.
-func (c *Copier) fillBounce(s Stream, b *bounceSlot, dma []Copy) error {
-	if c.fillAhead {
-		return c.bounces.fillAhead(s, b, dma)
+// saveThrough launches the kernel on s, gathering the runs into bounce
+// buffer b, then copies them out.
+func (c *Copier) saveThrough(s Stream, b *bounceSlot, copies []Copy, runs []bounceRun, dma []Copy) error {
+	if err := c.bounces.claim(s, b); err != nil {
+		return err
 	}
-	if err := c.dev.Memcpy(s, HostToDevice, dma); err != nil {
-		return fmt.Errorf("kernel copy: runs to the bounce buffer: %w", err)
+	if err := c.launchKernel(s, DeviceToHost, copies, runs); err != nil {
+		return err
 	}
-	return nil
+	on, err := c.runsStream(s)
+	if err != nil {
+		return err
+	}
+	if on != s {
+		if err := c.bounces.pass(s, on, b); err != nil {
+			return err
+		}
+		c.bounces.tail = on
+	}
+	if err := c.dev.Memcpy(on, DeviceToHost, dma); err != nil {
+		return fmt.Errorf("kernel copy: runs from the bounce buffer: %w", err)
+	}
+	return c.bounces.release(on, b)
 }
 
 // launchKernel cuts the copies into kernelChunk pieces, writes their

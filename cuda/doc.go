@@ -21,8 +21,8 @@
 // modes (memcpy, kernel, batch); in kernel mode descriptors go through a
 // ring of mapped pinned buffers, and runs of adjacent host regions of at
 // least 1 MiB can move with the copy engine through device bounce buffers
-// (SetBounce), filled ahead on a stream of their own while the kernel
-// scatters the previous load's (SetFillAhead). Discover lists GPUs through NVML (libnvidia-ml.so.1, bound
+// (SetBounce), moved on a stream of their own while the kernel of the
+// next or last call runs (SetOverlap). Discover lists GPUs through NVML (libnvidia-ml.so.1, bound
 // at run time through purego as the driver is) or, failing that, through
 // the CUDA driver.
 package cuda

@@ -62,11 +62,11 @@ func (l *lane) open() error {
 	// one contiguous copy and the kernel on the device (the bounce).
 	l.copier.SetBounce(l.arenas != nil || !l.o.stagedZeroCopy)
 	// A load's host side (staging the crew filled, or pool values in
-	// place) is final when its copies are queued, and no copy of the
-	// lane writes host memory that a later load reads before the host
-	// waited for it: so the copy engine may fill the next set's bounce
-	// buffer while the kernel scatters the set before.
-	l.copier.SetFillAhead(true)
+	// place) is final when its copies are queued, and what a save
+	// copies out (staging, reservations) is read only once the set's
+	// done event completed (recorded with the copier): so the copy
+	// engine may move one set's runs while the kernel of another runs.
+	l.copier.SetOverlap(true)
 	if l.stream, err = l.o.Device.NewStream(); err != nil {
 		return err
 	}
@@ -92,7 +92,10 @@ func (l *lane) open() error {
 // close synchronizes the stream and frees everything.
 func (l *lane) close() error {
 	var errs []error
-	if l.stream != nil {
+	switch {
+	case l.stream != nil && l.copier != nil:
+		errs = append(errs, l.copier.Synchronize(l.stream))
+	case l.stream != nil:
 		errs = append(errs, l.stream.Synchronize())
 	}
 	for _, s := range l.sets {

@@ -114,7 +114,7 @@ func (p *pipeline) wait(s *slotSet) error {
 	}
 	var err error
 	if s == p.last && p.dirty {
-		err = p.l.stream.Synchronize()
+		err = p.l.copier.Synchronize(p.l.stream)
 		p.dirty = false
 	} else {
 		err = s.done.Synchronize()
@@ -158,7 +158,7 @@ func (p *pipeline) submit(s *slotSet, kind cuda.CopyKind, copies []cuda.Copy, ph
 		err = l.copier.Copy(l.stream, kind, copies)
 	}
 	if err == nil {
-		err = s.done.Record(l.stream)
+		err = l.copier.Record(s.done, l.stream)
 	}
 	p.clk.lap(phase)
 	if err != nil {
@@ -175,7 +175,7 @@ func (p *pipeline) drain() error {
 	l := p.l
 	var err error
 	if p.dirty {
-		err = l.stream.Synchronize()
+		err = l.copier.Synchronize(l.stream)
 		p.dirty = false
 		p.clk.lap(stats.PhaseSync)
 	}
