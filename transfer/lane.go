@@ -27,6 +27,9 @@ type lane struct {
 	threads int
 	sets    []*slotSet
 	next    int // the set acquire hands out next
+	// origin is recorded before a call's first copies, when calls are
+	// timed (deviceTimer); nil otherwise.
+	origin cuda.Event
 
 	items []pageItem
 	keys  []string
@@ -78,6 +81,11 @@ func (l *lane) open() error {
 			return err
 		}
 	}
+	if l.o.Stats != nil {
+		if l.origin, err = l.o.Device.NewEvent(); err != nil {
+			return err
+		}
+	}
 	for b := range l.geo.Buffers {
 		s, err := newSlotSet(l.o.Device, b, l.o.Stats != nil)
 		if err != nil {
@@ -101,6 +109,9 @@ func (l *lane) close() error {
 	for _, s := range l.sets {
 		s.finish()
 		errs = append(errs, s.destroy())
+	}
+	if l.origin != nil {
+		errs = append(errs, l.origin.Destroy())
 	}
 	if l.stream != nil {
 		errs = append(errs, l.stream.Destroy())

@@ -70,7 +70,7 @@ func (l *lane) load(ctx context.Context, jobs []LoadJob) ([]LoadResult, error) {
 		}
 	}
 	clk.lap(stats.PhaseFence)
-	p := &pipeline{l: l, clk: &clk, landed: func(s *slotSet) { countLanded(results, s.items) }}
+	p := &pipeline{l: l, clk: &clk, landed: func(s *slotSet) { countLanded(results, s.items) }, device: deviceTimer{origin: l.origin}}
 	c := loadCall{l: l, p: p, items: items, results: results, failed: make([]bool, len(jobs)), failedIn: make([]int, len(jobs))}
 	if l.arenas != nil {
 		p.after = finisherFor(len(items), l.geo.SetPages)
@@ -80,7 +80,7 @@ func (l *lane) load(ctx context.Context, jobs []LoadJob) ([]LoadResult, error) {
 		err = fmt.Errorf("load: %w", derr)
 	}
 	p.after.close()
-	l.record(results, len(items), c.calls, &clk, p.device)
+	l.record(results, len(items), c.calls, &clk, p.device.total)
 	return results, err
 }
 

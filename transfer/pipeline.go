@@ -3,7 +3,6 @@ package transfer
 import (
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/kvctl/kvctl/cuda"
 	"github.com/kvctl/kvctl/pool"
@@ -80,7 +79,7 @@ type pipeline struct {
 	// to do).
 	landed func(s *slotSet)
 	// device sums the sets' device copy times (with stats).
-	device time.Duration
+	device deviceTimer
 	// after ends the views of completed sets (direct loads) and commits
 	// their reservations (direct saves); nil: at once.
 	after *finisher
@@ -130,11 +129,7 @@ func (p *pipeline) wait(s *slotSet) error {
 
 // complete accounts for s's finished copies and frees the set.
 func (p *pipeline) complete(s *slotSet) {
-	if s.start != nil {
-		if d, err := s.done.Since(s.start); err == nil {
-			p.device += d
-		}
-	}
+	p.device.add(s.start, s.done)
 	if p.landed != nil {
 		p.landed(s)
 	}
@@ -152,7 +147,9 @@ func (p *pipeline) submit(s *slotSet, kind cuda.CopyKind, copies []cuda.Copy, ph
 	s.busy, p.last, p.dirty = true, s, true
 	var err error
 	if s.start != nil {
-		err = s.start.Record(l.stream)
+		if err = p.device.begin(l.stream); err == nil {
+			err = s.start.Record(l.stream)
+		}
 	}
 	if err == nil {
 		err = l.copier.Copy(l.stream, kind, copies)

@@ -109,7 +109,7 @@ func (s *Saver) SaveAll(ctx context.Context, jobs []SaveJob, after cuda.Event) (
 			return results, saveError(jobs, fmt.Errorf("waiting for the forward: %w", err))
 		}
 	}
-	p := &pipeline{l: l, clk: &clk}
+	p := &pipeline{l: l, clk: &clk, device: deviceTimer{origin: l.origin}}
 	c := saveCall{s: s, p: p, jobs: jobs, results: results, items: items}
 	if l.arenas != nil {
 		p.landed, p.after = c.commit, finisherFor(len(items), l.geo.SetPages)
@@ -119,7 +119,7 @@ func (s *Saver) SaveAll(ctx context.Context, jobs []SaveJob, after cuda.Event) (
 		err = derr
 	}
 	p.after.close()
-	s.record(results, c.calls, &clk, p.device)
+	s.record(results, c.calls, &clk, p.device.total)
 	if err != nil {
 		return results, saveError(jobs, err)
 	}

@@ -53,9 +53,10 @@ type Totals struct {
 	// concurrent store calls, so it may exceed the wall time. Work a pool
 	// does on threads of its own is not in it.
 	CPU PhaseTimes
-	// DeviceCopy is the device's time from the start to the end of each
-	// batch's unstage or stage copies, measured with events: the copy
-	// mode's rate is Bytes / DeviceCopy.
+	// DeviceCopy is the time some set's unstage or stage copies were
+	// under way on the device, from each set's start event to its done
+	// event, overlaps counted once: the copy mode's rate is Bytes /
+	// DeviceCopy.
 	DeviceCopy time.Duration
 	// Pages is the number of pages asked for.
 	Pages int64
