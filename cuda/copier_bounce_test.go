@@ -8,13 +8,61 @@ import (
 	"time"
 )
 
-// fillAheadLoad is one load of TestKernelFillAhead: its host source, the
-// device pages it scatters to and the order it scatters them in.
+// fillAheadLoad is one load (or save) of the bounce buffer tests: its
+// host source (or the device's bytes), the device pages it scatters to
+// (gathers from) and their order.
 type fillAheadLoad struct {
 	n    int
 	src  []byte
 	dev  DevPtr
 	perm []int
+}
+
+// newFillAheadLoad is a load of two runs of n regions of size bytes each
+// (a gap between them) to scattered places on d.
+func newFillAheadLoad(t *testing.T, d Device, r *rand.Rand, n, size int) fillAheadLoad {
+	return fillAheadLoad{n: n, src: randomBytes(r, (2*n+1)*size), dev: mustAlloc(t, d, int64(2*n*size)), perm: r.Perm(2 * n)}
+}
+
+// queueLoad queues load l (number i) with cp on s, from pinned memory of
+// its own.
+func queueLoad(t *testing.T, d Device, cp *Copier, s Stream, i int, l fillAheadLoad, size int) {
+	t.Helper()
+	host := mustAllocHost(t, d, int64(len(l.src)))
+	copy(host.Bytes(), l.src)
+	if err := cp.Copy(s, HostToDevice, runCopies(HostToDevice, host.Ptr(), l.dev, l.n, int64(size), l.perm)); err != nil {
+		t.Fatalf("load %d: kernel Copy h2d error = %v", i, err)
+	}
+}
+
+// queueSave writes l.src to l.dev and queues, with cp on s, a save of
+// the device pages (save i) into new pinned memory, which it returns.
+func queueSave(t *testing.T, d Device, cp *Copier, s Stream, i int, l fillAheadLoad, size int) *HostMem {
+	t.Helper()
+	if err := d.CopyHtoD(s, l.dev, l.src); err != nil {
+		t.Fatal(err)
+	}
+	out := mustAllocHost(t, d, int64((2*l.n+1)*size))
+	if err := cp.Copy(s, DeviceToHost, runCopies(DeviceToHost, out.Ptr(), l.dev, l.n, int64(size), l.perm)); err != nil {
+		t.Fatalf("save %d: kernel Copy d2h error = %v", i, err)
+	}
+	return out
+}
+
+// checkLanded reads back the device pages of load i and compares each
+// region with its source.
+func checkLanded(t *testing.T, d Device, s Stream, i int, l fillAheadLoad, size int) {
+	t.Helper()
+	got := readBack(t, d, s, l.dev, 2*l.n*size)
+	for k, p := range l.perm {
+		h := k * size
+		if k >= l.n {
+			h += size
+		}
+		if !bytes.Equal(got[p*size:(p+1)*size], l.src[h:h+size]) {
+			t.Fatalf("load %d: region %d (device slot %d) differs from its source", i, k, p)
+		}
+	}
 }
 
 // TestKernelFillAhead queues loads of runs long enough for the bounce
@@ -31,12 +79,8 @@ func TestKernelFillAhead(t *testing.T) {
 		r := rand.New(rand.NewPCG(21, 22))
 		var loads []fillAheadLoad
 		for i, n := range []int{16, 48, 24, 48, 32, 16} { // runs of 1 to 3 MiB
-			l := fillAheadLoad{n: n, src: randomBytes(r, (2*n+1)*size), dev: mustAlloc(t, d, int64(2*n*size)), perm: r.Perm(2 * n)}
-			host := mustAllocHost(t, d, int64(len(l.src)))
-			copy(host.Bytes(), l.src)
-			if err := cp.Copy(s, HostToDevice, runCopies(HostToDevice, host.Ptr(), l.dev, n, size, l.perm)); err != nil {
-				t.Fatalf("load %d: kernel Copy h2d error = %v", i, err)
-			}
+			l := newFillAheadLoad(t, d, r, n, size)
+			queueLoad(t, d, cp, s, i, l, size)
 			loads = append(loads, l)
 			if i == 2 { // a save between loads uses a bounce buffer on the caller's stream
 				out := mustAllocHost(t, d, int64(len(loads[0].src)))
@@ -46,16 +90,7 @@ func TestKernelFillAhead(t *testing.T) {
 			}
 		}
 		for i, l := range loads {
-			got := readBack(t, d, s, l.dev, 2*l.n*size)
-			for k, p := range l.perm {
-				h := k * size
-				if k >= l.n {
-					h += size
-				}
-				if !bytes.Equal(got[p*size:(p+1)*size], l.src[h:h+size]) {
-					t.Fatalf("load %d: region %d (device slot %d) differs from its source", i, k, p)
-				}
-			}
+			checkLanded(t, d, s, i, l, size)
 		}
 	})
 }
@@ -77,15 +112,9 @@ func TestKernelOverlapSaves(t *testing.T) {
 		}
 		var saves []save
 		for i, n := range []int{16, 48, 24, 48, 16} {
-			l := fillAheadLoad{n: n, src: randomBytes(r, 2*n*size), dev: mustAlloc(t, d, int64(2*n*size)), perm: r.Perm(2 * n)}
-			if err := d.CopyHtoD(s, l.dev, l.src); err != nil {
-				t.Fatal(err)
-			}
-			out := mustAllocHost(t, d, int64((2*n+1)*size))
-			if err := cp.Copy(s, DeviceToHost, runCopies(DeviceToHost, out.Ptr(), l.dev, n, size, l.perm)); err != nil {
-				t.Fatalf("save %d: kernel Copy d2h error = %v", i, err)
-			}
-			saves = append(saves, save{l, out})
+			l := newFillAheadLoad(t, d, r, n, size)
+			l.src = l.src[:2*n*size]
+			saves = append(saves, save{l, queueSave(t, d, cp, s, i, l, size)})
 		}
 		ev, err := d.NewEvent()
 		if err != nil {
@@ -141,15 +170,9 @@ func TestOverlapSaveWaitsForItsBuffer(t *testing.T) {
 	var saves []fillAheadLoad
 	var outs []*HostMem
 	for i := range 3 {
-		l := fillAheadLoad{n: n, src: randomBytes(r, 2*n*size), dev: mustAlloc(t, d, int64(2*n*size)), perm: r.Perm(2 * n)}
-		if err := d.CopyHtoD(s, l.dev, l.src); err != nil {
-			t.Fatal(err)
-		}
-		out := mustAllocHost(t, d, int64((2*n+1)*size))
-		if err := cp.Copy(s, DeviceToHost, runCopies(DeviceToHost, out.Ptr(), l.dev, n, size, l.perm)); err != nil {
-			t.Fatalf("save %d: kernel Copy d2h error = %v", i, err)
-		}
-		saves, outs = append(saves, l), append(outs, out)
+		l := newFillAheadLoad(t, d, r, n, size)
+		l.src = l.src[:2*n*size]
+		saves, outs = append(saves, l), append(outs, queueSave(t, d, cp, s, i, l, size))
 	}
 	if ranEarly(t, d, s) {
 		t.Error("the third save's kernel ran while the first save's runs in its bounce buffer were not copied out")
@@ -182,12 +205,8 @@ func TestFillAheadWaitsForItsBuffer(t *testing.T) {
 	r := rand.New(rand.NewPCG(23, 24))
 	var loads []fillAheadLoad
 	for i := range 3 {
-		l := fillAheadLoad{n: n, src: randomBytes(r, (2*n+1)*size), dev: mustAlloc(t, d, int64(2*n*size)), perm: r.Perm(2 * n)}
-		host := mustAllocHost(t, d, int64(len(l.src)))
-		copy(host.Bytes(), l.src)
-		if err := cp.Copy(s, HostToDevice, runCopies(HostToDevice, host.Ptr(), l.dev, n, size, l.perm)); err != nil {
-			t.Fatalf("load %d: kernel Copy h2d error = %v", i, err)
-		}
+		l := newFillAheadLoad(t, d, r, n, size)
+		queueLoad(t, d, cp, s, i, l, size)
 		loads = append(loads, l)
 	}
 	if ranEarly(t, d, cp.bounces.ahead) {
@@ -195,16 +214,7 @@ func TestFillAheadWaitsForItsBuffer(t *testing.T) {
 	}
 	release()
 	for i, l := range loads {
-		got := readBack(t, d, s, l.dev, 2*l.n*size)
-		for k, p := range l.perm {
-			h := k * size
-			if k >= l.n {
-				h += size
-			}
-			if !bytes.Equal(got[p*size:(p+1)*size], l.src[h:h+size]) {
-				t.Fatalf("load %d: region %d (device slot %d) differs from its source", i, k, p)
-			}
-		}
+		checkLanded(t, d, s, i, l, size)
 	}
 }
 
