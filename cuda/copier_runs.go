@@ -12,10 +12,12 @@ const (
 	maxBounce = 64 << 20
 )
 
-// bounceRun is a run of copies, copies[lo:hi], whose host sides move to
-// a bounce buffer: each host side plus shift.
+// bounceRun is a run of copies, copies[lo:hi], of bytes adjacent host
+// bytes, whose host sides move to a bounce buffer: each host side plus
+// shift.
 type bounceRun struct {
 	lo, hi int
+	bytes  int64
 	shift  int64
 }
 
@@ -36,7 +38,7 @@ func (c *Copier) bounce(s Stream, b *bounceSlot, kind CopyKind, copies []Copy) (
 	for i := 0; i < len(copies); {
 		j, bytes := runEnd(kind, copies, i, c.rangeEnd(hostSide(kind, copies[i])))
 		if bytes >= minDMARun && total+bytes <= maxBounce {
-			c.runs = append(c.runs, bounceRun{lo: i, hi: j, shift: bytes})
+			c.runs = append(c.runs, bounceRun{lo: i, hi: j, bytes: bytes})
 			total += bytes
 		}
 		i = j
@@ -50,10 +52,10 @@ func (c *Copier) bounce(s Stream, b *bounceSlot, kind CopyKind, copies []Copy) (
 	var used int64
 	for k := range c.runs {
 		r := &c.runs[k]
-		bytes, host, at := r.shift, hostSide(kind, copies[r.lo]), b.buf.Add(used)
+		host, at := hostSide(kind, copies[r.lo]), b.buf.Add(used)
 		r.shift = int64(at) - int64(host)
-		c.dma = append(c.dma, dmaCopy(kind, host, at, bytes))
-		used += bytes
+		c.dma = append(c.dma, dmaCopy(kind, host, at, r.bytes))
+		used += r.bytes
 	}
 	return c.runs, c.dma, nil
 }
