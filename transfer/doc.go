@@ -34,8 +34,12 @@
 //
 // Without direct mode, a set lies in a buffer of pinned host staging,
 // its pages one after the other, so that in kernel mode the set moves
-// with one contiguous copy (a copy engine, through the copier's device
-// bounce buffer) and the scatter or gather kernel on the device. A set is
+// with one contiguous copy (a copy engine, through one of the copier's
+// device bounce buffers) and the scatter or gather kernel on the device.
+// The copier moves the contiguous copies on a stream of its own
+// (cuda.Copier.SetOverlap), so one set's copy overlaps the kernel of the
+// set before (loads) or after (saves); direct sets of adjacent pool
+// values move the same way. A set is
 // SetBytes of pages (at least one page, and four per crew thread as far
 // as 64 MiB allows): fewer when StagingBuffers
 // buffers of it do not fit staging_bytes, but at least one batch of
@@ -111,6 +115,7 @@
 // waiting for the device (for a set to free up, and at the end). The CPU
 // time of get and put is that of every thread that ran the set's store
 // calls, so it may exceed the wall time. The device's own
-// copy time is measured with events (Totals.DeviceCopy). Bench drives a
+// copy time is measured with events around each set's copies, overlaps
+// counted once (Totals.DeviceCopy). Bench drives a
 // whole benchmark run (kvctl bench load|save).
 package transfer
