@@ -81,8 +81,8 @@ func (s *spinner) reset() { s.since = time.Time{} }
 // H200 virtual machine, longer than a 4 KiB set's store calls.
 //
 // Helper i works on tasks of more than i+1 chunks (the waiting goroutine
-// takes chunks too). Between such tasks it spins, yielding its processor,
-// and parks after park without one; a helper a task does not need parks
+// takes chunks too). Between such tasks it spins, yielding its processor
+// every yieldEvery, and parks after park without one; a helper a task does not need parks
 // at once, so that small tasks keep one or two helpers busy, not all of
 // them. Post wakes the parked helpers the task needs. Post waits for
 // nothing, and tasks queue: the helpers take a task's chunks once every
