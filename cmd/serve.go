@@ -167,6 +167,7 @@ func runServe(ctx context.Context, ios *IOStreams, g *globalOptions, o *serveOpt
 		}
 	}
 	bar := newProgress(ios, g, "replay", "requests", int(total))
+	defer collectorOffToReport(cfg)()
 	rep, err := runRecorded(o.WriteRequests, src, func(src workload.Source) (engine.Report, error) {
 		return engine.Run(ctx, cfg, src, func(p engine.Progress) {
 			bar.update(int(p.Completed+p.Failed), fmt.Sprintf("hit rate %.1f%%, %.1f s modelled", 100*p.HitRate, p.VirtualMS/1000))
