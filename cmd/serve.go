@@ -252,6 +252,9 @@ func (o *serveOptions) removesPages() bool {
 // tokens; a cancelled ctx stops it (a large --synthetic workload takes a
 // while to generate).
 func countSource(ctx context.Context, src workload.Source) (reqs, tokens int64, err error) {
+	if reqs, tokens, ok, err := countTrace(ctx, src); ok {
+		return reqs, tokens, err
+	}
 	err = src.Each(func(r workload.Request) error {
 		if err := ctx.Err(); err != nil {
 			return err
