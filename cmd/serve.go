@@ -167,7 +167,8 @@ func runServe(ctx context.Context, ios *IOStreams, g *globalOptions, o *serveOpt
 		}
 	}
 	bar := newProgress(ios, g, "replay", "requests", int(total))
-	defer collectorOffToReport(cfg)()
+	restoreGC := collectorOffToReport(cfg)
+	defer restoreGC()
 	rep, err := runRecorded(o.WriteRequests, src, func(src workload.Source) (engine.Report, error) {
 		return engine.Run(ctx, cfg, src, func(p engine.Progress) {
 			bar.update(int(p.Completed+p.Failed), fmt.Sprintf("hit rate %.1f%%, %.1f s modelled", 100*p.HitRate, p.VirtualMS/1000))
@@ -182,6 +183,9 @@ func runServe(ctx context.Context, ios *IOStreams, g *globalOptions, o *serveOpt
 	}
 	if perr := printServeReport(ios, g, rep); perr != nil {
 		return perr
+	}
+	if o.Plot.Path != "" {
+		restoreGC() // the chart's garbage is collected
 	}
 	if perr := o.Plot.write(report.ServeChart(rep)); perr != nil {
 		return perr
