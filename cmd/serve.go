@@ -167,6 +167,8 @@ func runServe(ctx context.Context, ios *IOStreams, g *globalOptions, o *serveOpt
 		}
 	}
 	bar := newProgress(ios, g, "replay", "requests", int(total))
+	restoreGC := collectorOffToReport(cfg)
+	defer restoreGC()
 	rep, err := runRecorded(o.WriteRequests, src, func(src workload.Source) (engine.Report, error) {
 		return engine.Run(ctx, cfg, src, func(p engine.Progress) {
 			bar.update(int(p.Completed+p.Failed), fmt.Sprintf("hit rate %.1f%%, %.1f s modelled", 100*p.HitRate, p.VirtualMS/1000))
@@ -181,6 +183,9 @@ func runServe(ctx context.Context, ios *IOStreams, g *globalOptions, o *serveOpt
 	}
 	if perr := printServeReport(ios, g, rep); perr != nil {
 		return perr
+	}
+	if o.Plot.Path != "" {
+		restoreGC() // the chart's garbage is collected
 	}
 	if perr := o.Plot.write(report.ServeChart(rep)); perr != nil {
 		return perr
@@ -251,6 +256,9 @@ func (o *serveOptions) removesPages() bool {
 // tokens; a cancelled ctx stops it (a large --synthetic workload takes a
 // while to generate).
 func countSource(ctx context.Context, src workload.Source) (reqs, tokens int64, err error) {
+	if reqs, tokens, ok, err := countTrace(ctx, src); ok {
+		return reqs, tokens, err
+	}
 	err = src.Each(func(r workload.Request) error {
 		if err := ctx.Err(); err != nil {
 			return err

@@ -60,9 +60,9 @@ func (x *blockIndex) lookup(h keys.Hash) *radixNode {
 	return x.node(x.slots[i])
 }
 
-// add indexes n, whose hash is not indexed yet.
-func (x *blockIndex) add(n *radixNode) {
-	i, _ := x.slot(&n.hash)
+// addAt indexes n, whose hash is not indexed yet, in slot i: the empty
+// slot that slot found for its hash, with no change to the index since.
+func (x *blockIndex) addAt(i uint64, n *radixNode) {
 	x.slots[i] = tag(&n.hash)<<32 | uint64(n.block+1)
 	x.n++
 }

@@ -30,7 +30,8 @@ func TestBlockIndexAgainstMap(t *testing.T) {
 			delete(want, n.hash)
 		} else if h := randomHash(); x.lookup(h) == nil {
 			*n = radixNode{hash: h, block: b, indexed: true}
-			x.add(n)
+			i, _ := x.slot(&h)
+			x.addAt(i, n)
 			want[h] = b
 		}
 		if x.n != len(want) {

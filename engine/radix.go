@@ -80,7 +80,8 @@ func (t *radixTree) matchLen(hashes []keys.Hash, limit int) int {
 // block) with one reference. It returns nil when h is already cached or
 // when parent was detached (the caller keeps its block private).
 func (t *radixTree) insert(h keys.Hash, block int32, parent *radixNode) *radixNode {
-	if t.index.lookup(h) != nil {
+	slot, cached := t.index.slot(&h)
+	if cached {
 		return nil
 	}
 	if parent != nil && !parent.indexed {
@@ -91,7 +92,7 @@ func (t *radixTree) insert(h keys.Hash, block int32, parent *radixNode) *radixNo
 	if parent != nil {
 		parent.children++
 	}
-	t.index.add(n)
+	t.index.addAt(slot, n) // one probe finds h absent and its slot
 	return n
 }
 

@@ -3,7 +3,6 @@ package workload
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -67,13 +66,14 @@ func ReadTrace(r io.Reader, name string, fn func(line int, rec TraceRecord) erro
 	sc.Buffer(make([]byte, 0, 64<<10), maxTraceLine)
 	prev := int64(0)
 	line, seen := 0, false
+	dec := newRecordDecoder()
 	for sc.Scan() {
 		line++
 		text := bytes.TrimSpace(sc.Bytes())
 		if len(text) == 0 {
 			continue
 		}
-		rec, err := decodeTraceRecord(text)
+		rec, err := dec.decode(text)
 		if err == nil && rec.Timestamp < prev {
 			err = fmt.Errorf("timestamp %d is before the previous request's %d", rec.Timestamp, prev)
 		}
@@ -106,16 +106,8 @@ type traceJSON struct {
 	HashIDs      *[]int64 `json:"hash_ids"`
 }
 
-func decodeTraceRecord(text []byte) (TraceRecord, error) {
-	dec := json.NewDecoder(bytes.NewReader(text))
-	dec.DisallowUnknownFields()
-	var v traceJSON
-	if err := dec.Decode(&v); err != nil {
-		return TraceRecord{}, err
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return TraceRecord{}, errors.New("text after the JSON object")
-	}
+// record is the record v spells, once every field is known present.
+func (v *traceJSON) record() (TraceRecord, error) {
 	switch {
 	case v.Timestamp == nil:
 		return TraceRecord{}, errors.New("timestamp is missing")

@@ -54,7 +54,10 @@
 // locking one bucket, and each segment's allocator has its own lock, so
 // that Put, Reserve, Commit, Abort and the reads of different goroutines
 // run in parallel; they share the store's structure lock, which Remove,
-// the eviction step, Stat, List, Snapshot and Close take alone.
+// the eviction step, Stat, List, Snapshot and Close take alone. A batch
+// call probes the index in phases (every key packed, then every key
+// probed, then every object checked), so that the probes' cache misses
+// overlap (lookupall.go).
 //
 // # Keys
 //

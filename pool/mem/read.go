@@ -28,26 +28,18 @@ func (s *Store) exist(ctx context.Context, op string, keys []string, status []in
 	if err := s.begin(ctx, op, len(keys), len(status)); err != nil {
 		return err
 	}
-	if !lease {
-		for i, k := range keys {
-			status[i] = 0
-			if s.lookupPublished(k) != nil {
-				status[i] = 1
-			}
-		}
-		return nil
-	}
 	sc := getLeaseScratch(len(keys))
 	defer putLeaseScratch(sc)
-	for i, k := range keys {
-		o := s.lookupPublished(k)
-		sc.objs[i] = o
+	s.lookupAllPublished(keys, sc.objs)
+	for i, o := range sc.objs {
 		status[i] = 0
 		if o != nil {
 			status[i] = 1
 		}
 	}
-	s.grantLeases(sc.objs, sc)
+	if lease {
+		s.grantLeases(sc.objs, sc)
+	}
 	return nil
 }
 
@@ -61,9 +53,8 @@ func (s *Store) Sizes(ctx context.Context, keys []string, n []int64) error {
 	}
 	sc := getLeaseScratch(len(keys))
 	defer putLeaseScratch(sc)
-	for i, k := range keys {
-		o := s.lookupPublished(k)
-		sc.objs[i] = o
+	s.lookupAllPublished(keys, sc.objs)
+	for i, o := range sc.objs {
 		if o == nil {
 			n[i] = int64(pool.ObjectNotFound)
 			continue
@@ -107,9 +98,8 @@ func (s *Store) holdForGet(ctx context.Context, keys []string, bufs [][]byte, n 
 	}
 	sc := getLeaseScratch(len(keys))
 	defer putLeaseScratch(sc)
-	for i, k := range keys {
-		o := s.lookupPublished(k)
-		sc.objs[i] = o
+	s.lookupAllPublished(keys, sc.objs)
+	for i, o := range sc.objs {
 		switch {
 		case o == nil:
 			n[i] = int64(pool.ObjectNotFound)

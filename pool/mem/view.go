@@ -79,9 +79,8 @@ func (s *Store) holdViews(keys []string, views [][]byte, codes []pool.Code, held
 	}
 	sc := getLeaseScratch(len(keys))
 	defer putLeaseScratch(sc)
-	for i, k := range keys {
-		o := s.lookupPublished(k)
-		sc.objs[i] = o
+	s.lookupAllPublished(keys, sc.objs)
+	for i, o := range sc.objs {
 		codes[i] = s.viewCode(o)
 		if codes[i] != pool.OK {
 			views[i] = nil
