@@ -3,68 +3,22 @@ package cmd
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"net/url"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
-	"unsafe"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/kvctl/kvctl/pool"
 	"github.com/kvctl/kvctl/pool/mem"
+	"github.com/kvctl/kvctl/pool/pooltest"
 )
 
-// registrarStore is a pool that takes buffer registrations: it records,
-// for each Put and Get, whether the value's bytes lay in registered memory
-// when the call ran. Close keeps the pool, so separate commands share it.
+// registrarStore is a pool that takes buffer registrations and sizes
+// values; Close keeps the pool, so separate commands share it.
 type registrarStore struct {
-	pool.Store
+	*pooltest.Registering
 	pool.Sizer
-	mu      sync.Mutex
-	regs    map[uintptr]int // base -> length
-	inPlace []string        // "put true", "get false", ...
-}
-
-func (r *registrarStore) RegisterBuffer(b []byte) (func() error, error) {
-	base := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if _, dup := r.regs[base]; dup {
-		return nil, fmt.Errorf("%#x already registered", base)
-	}
-	r.regs[base] = len(b)
-	return func() error {
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		delete(r.regs, base)
-		return nil
-	}, nil
-}
-
-// note records whether b lies in one registered region.
-func (r *registrarStore) note(op string, b []byte) {
-	base := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	in := false
-	for rb, n := range r.regs {
-		in = in || (base >= rb && base+uintptr(len(b)) <= rb+uintptr(n))
-	}
-	r.inPlace = append(r.inPlace, fmt.Sprintf("%s %v", op, in))
-}
-
-func (r *registrarStore) Put(ctx context.Context, items []pool.PutItem, res []pool.Code) error {
-	r.note("put", items[0].Value)
-	return r.Store.Put(ctx, items, res)
-}
-
-func (r *registrarStore) Get(ctx context.Context, keys []string, bufs [][]byte, n []int64) error {
-	r.note("get", bufs[0])
-	return r.Store.Get(ctx, keys, bufs, n)
 }
 
 func (r *registrarStore) Close() error { return nil }
@@ -75,7 +29,7 @@ var testRegistrar = func() *registrarStore {
 	if err != nil {
 		panic(err)
 	}
-	r := &registrarStore{Store: p, Sizer: p, regs: map[uintptr]int{}}
+	r := &registrarStore{Registering: pooltest.NewRegistering(p), Sizer: p}
 	pool.Register("kvctl-registrar-test", func(context.Context, *url.URL) (pool.Store, error) { return r, nil })
 	return r
 }()
@@ -103,11 +57,9 @@ func TestPoolPutGetRegistered(t *testing.T) {
 	if err != nil || !bytes.Equal(got, val) {
 		t.Errorf("pool get --to = %d bytes, %v, want the %d bytes put", len(got), err, len(val))
 	}
-	if diff := cmp.Diff([]string{"put true", "get true"}, testRegistrar.inPlace); diff != "" {
-		t.Errorf("values in registered memory (-want +got):\n%s", diff)
-	}
-	if len(testRegistrar.regs) != 0 {
-		t.Errorf("registered after the commands = %v, want none", testRegistrar.regs)
+	in, out := testRegistrar.Counts()
+	if _, left := testRegistrar.Registrations(); in != 2 || out != 0 || left != 0 {
+		t.Errorf("values in registered memory %d, outside %d, left registered %d; want 2 (the put's, the get's), 0, 0", in, out, left)
 	}
 }
 

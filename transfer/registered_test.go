@@ -2,78 +2,24 @@ package transfer
 
 import (
 	"context"
-	"sync"
 	"testing"
-	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/pool/pooltest"
 )
 
-// registeringStore is a mapStore that takes buffer registrations
-// (pool.BufferRegistrar) and counts the values and buffers that lay
-// inside a registered buffer and those that did not.
-type registeringStore struct {
-	*mapStore
-	mu         sync.Mutex
-	regions    map[uintptr]int
-	in, out    int
-	registered int
-}
-
-func newRegisteringStore() *registeringStore {
-	return &registeringStore{mapStore: newMapStore(), regions: map[uintptr]int{}}
-}
-
-func (r *registeringStore) RegisterBuffer(b []byte) (func() error, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	base := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	r.regions[base] = len(b)
-	r.registered++
-	return func() error {
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		delete(r.regions, base)
-		return nil
-	}, nil
-}
-
-// count counts b as inside a registered buffer or not.
-func (r *registeringStore) count(b []byte) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	a := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	for base, n := range r.regions {
-		if a >= base && a+uintptr(len(b)) <= base+uintptr(n) {
-			r.in++
-			return
-		}
-	}
-	r.out++
-}
-
-func (r *registeringStore) Get(ctx context.Context, keys []string, bufs [][]byte, n []int64) error {
-	for _, b := range bufs {
-		r.count(b)
-	}
-	return r.mapStore.Get(ctx, keys, bufs, n)
-}
-
-func (r *registeringStore) Put(ctx context.Context, items []pool.PutItem, results []pool.Code) error {
-	for _, it := range items {
-		r.count(it.Value)
-	}
-	return r.mapStore.Put(ctx, items, results)
-}
+// newRegisteringStore is a mapStore that takes buffer registrations.
+func newRegisteringStore() *pooltest.Registering { return pooltest.NewRegistering(newMapStore()) }
 
 // TestStagingRegisteredWithThePool checks that a staged loader and saver
 // register their staging with a pool that takes it, hand the pool only
 // buffers inside it, and unregister it when they close.
 func TestStagingRegisteredWithThePool(t *testing.T) {
-	store := newRegisteringStore()
-	f := newFixture(t, 16, store.mapStore)
+	maps := newMapStore()
+	store := pooltest.NewRegistering(maps)
+	f := newFixture(t, 16, maps)
 	rs := append(refs("g0", 0, 0, 7), refs("g1", 1, 3, 6)...)
 	f.fillGPU(t, rs)
 	o := f.options()
@@ -97,15 +43,16 @@ func TestStagingRegisteredWithThePool(t *testing.T) {
 	}
 	l.Close()
 	f.checkLanded(t, rs)
-	if store.registered != 2 || store.in != 2*len(rs) || store.out != 0 || len(store.regions) != 0 {
+	in, out := store.Counts()
+	if total, left := store.Registrations(); total != 2 || in != 2*len(rs) || out != 0 || left != 0 {
 		t.Errorf("registrations %d, values in registered staging %d, outside %d, left registered %d; want 2, %d, 0, 0",
-			store.registered, store.in, store.out, len(store.regions), 2*len(rs))
+			total, in, out, left, 2*len(rs))
 	}
 }
 
 // reportingStore is a registeringStore whose client reports its
 // transport.
-type reportingStore struct{ *registeringStore }
+type reportingStore struct{ *pooltest.Registering }
 
 func (reportingStore) Transport() pool.Transport {
 	return pool.Transport{Protocol: "tcp", LocalHostname: "h:1", DeviceMemory: pool.NotKnown}
