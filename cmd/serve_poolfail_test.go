@@ -63,7 +63,7 @@ func TestServeGoesOnWhenRedisFails(t *testing.T) {
 // mismatch or a lost request before 4 for failed pool calls.
 func TestCheckServeReport(t *testing.T) {
 	at, req := 1234.0, int64(7)
-	failed := engine.Report{Requests: 10, Completed: 10, PoolCallFailures: 3, FirstPoolFailureAtMS: &at, FirstPoolFailureRequest: &req}
+	failed := engine.Report{Outcome: engine.Outcome{Requests: 10, Completed: 10}, PoolCallFailures: 3, FirstPoolFailureAtMS: &at, FirstPoolFailureRequest: &req}
 	mismatch := failed
 	mismatch.VerifyMismatches = 1
 	tests := []struct {
@@ -71,7 +71,7 @@ func TestCheckServeReport(t *testing.T) {
 		rep  engine.Report
 		want int
 	}{
-		{"clean", engine.Report{Requests: 10, Completed: 10}, ExitOK},
+		{"clean", engine.Report{Outcome: engine.Outcome{Requests: 10, Completed: 10}}, ExitOK},
 		{"pool calls failed", failed, ExitPoolUnreachable},
 		{"mismatch first", mismatch, ExitVerifyFailed},
 	}

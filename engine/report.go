@@ -17,25 +17,14 @@ import (
 // or restart included. Times are modelled milliseconds (virtual time);
 // wall_seconds is real time.
 type Report struct {
-	Requests             int64       `json:"requests"`
-	Completed            int64       `json:"completed"`
-	Failed               int64       `json:"failed"`
-	PromptTokens         int64       `json:"prompt_tokens"`
-	ComputedPromptTokens int64       `json:"computed_prompt_tokens"`
-	LocalHitTokens       int64       `json:"local_hit_tokens"`
-	PoolHitTokens        int64       `json:"pool_hit_tokens"`
-	HitRate              float64     `json:"hit_rate"`
-	LoadedPages          int64       `json:"loaded_pages"`
-	SavedPages           int64       `json:"saved_pages"`
-	Restarts             int64       `json:"restarts"`
-	VerifyMismatches     int64       `json:"verify_mismatches"`
-	Iterations           int64       `json:"iterations"`
-	TTFTMS               Percentiles `json:"ttft_ms"`
-	ITLMS                Percentiles `json:"itl_ms"`
-	WallSeconds          float64     `json:"wall_seconds"`
-	Pool                 pool.Stat   `json:"pool"`
-	PrefixHoles          stats.Holes `json:"prefix_holes"`
-	Load                 stats.Load  `json:"load"`
+	Outcome
+	Iterations  int64       `json:"iterations"`
+	TTFTMS      Percentiles `json:"ttft_ms"`
+	ITLMS       Percentiles `json:"itl_ms"`
+	WallSeconds float64     `json:"wall_seconds"`
+	Pool        pool.Stat   `json:"pool"`
+	PrefixHoles stats.Holes `json:"prefix_holes"`
+	Load        stats.Load  `json:"load"`
 	// Preemptions are readmissions after running out of pages.
 	Preemptions int64 `json:"preemptions"`
 	// World is the tensor-parallel size (every rank in this process).
@@ -172,18 +161,39 @@ func (e *engine) progress() Progress {
 		Restarts: c.restarts, Preemptions: c.preemptions, VirtualMS: e.clock.ElapsedMS(), HitRate: hitRate(c.localHitTokens, c.poolHitTokens, c.completedPromptTokens)}
 }
 
+// Outcome is the head of a Report: the replay's requests, prompt tokens
+// and pages, and whether what it loaded verified. It is a type of its
+// own so that readers of serve's JSON (package report) declare it once.
+type Outcome struct {
+	Requests             int64   `json:"requests"`
+	Completed            int64   `json:"completed"`
+	Failed               int64   `json:"failed"`
+	PromptTokens         int64   `json:"prompt_tokens"`
+	ComputedPromptTokens int64   `json:"computed_prompt_tokens"`
+	LocalHitTokens       int64   `json:"local_hit_tokens"`
+	PoolHitTokens        int64   `json:"pool_hit_tokens"`
+	HitRate              float64 `json:"hit_rate"`
+	LoadedPages          int64   `json:"loaded_pages"`
+	SavedPages           int64   `json:"saved_pages"`
+	Restarts             int64   `json:"restarts"`
+	VerifyMismatches     int64   `json:"verify_mismatches"`
+}
+
 // report assembles the Report at the end of a replay.
 func (e *engine) report(ctx context.Context, wall time.Duration) Report {
 	c := e.counts
 	load, save := e.stats.Load.Total(), e.stats.Save.Total()
 	rep := Report{
-		Requests: c.requests, Completed: c.completed, Failed: c.failed,
-		PromptTokens: c.promptTokens, ComputedPromptTokens: c.computedPromptTokens,
-		LocalHitTokens: c.localHitTokens, PoolHitTokens: c.poolHitTokens,
-		HitRate:     hitRate(c.localHitTokens, c.poolHitTokens, c.promptTokens),
-		LoadedPages: load.Pages, SavedPages: save.Pages,
-		Restarts: c.restarts, VerifyMismatches: c.mismatches, Iterations: c.iterations,
-		TTFTMS: percentilesOf(e.lat.ttft), ITLMS: percentilesOf(e.lat.itl),
+		Outcome: Outcome{
+			Requests: c.requests, Completed: c.completed, Failed: c.failed,
+			PromptTokens: c.promptTokens, ComputedPromptTokens: c.computedPromptTokens,
+			LocalHitTokens: c.localHitTokens, PoolHitTokens: c.poolHitTokens,
+			HitRate:     hitRate(c.localHitTokens, c.poolHitTokens, c.promptTokens),
+			LoadedPages: load.Pages, SavedPages: save.Pages,
+			Restarts: c.restarts, VerifyMismatches: c.mismatches,
+		},
+		Iterations: c.iterations,
+		TTFTMS:     percentilesOf(e.lat.ttft), ITLMS: percentilesOf(e.lat.itl),
 		WallSeconds: wall.Seconds(), PrefixHoles: e.stats.Holes.Total(), Load: load,
 		FailedRequests: e.failed, Preemptions: c.preemptions, World: len(e.workers),
 		OfferDeferrals: c.offerDeferrals, UnchargedParks: c.unchargedParks,

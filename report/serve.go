@@ -14,23 +14,12 @@ import (
 // are those engine.Report carries; serve's JSON from before they were
 // added has none, and is drawn with what it has.
 type serveReport struct {
-	Requests             int64              `json:"requests"`
-	Completed            int64              `json:"completed"`
-	Failed               int64              `json:"failed"`
-	PromptTokens         int64              `json:"prompt_tokens"`
-	ComputedPromptTokens int64              `json:"computed_prompt_tokens"`
-	LocalHitTokens       int64              `json:"local_hit_tokens"`
-	PoolHitTokens        int64              `json:"pool_hit_tokens"`
-	HitRate              float64            `json:"hit_rate"`
-	LoadedPages          int64              `json:"loaded_pages"`
-	SavedPages           int64              `json:"saved_pages"`
-	Restarts             int64              `json:"restarts"`
-	VerifyMismatches     int64              `json:"verify_mismatches"`
-	TTFTMS               engine.Percentiles `json:"ttft_ms"`
-	ITLMS                engine.Percentiles `json:"itl_ms"`
-	WallSeconds          float64            `json:"wall_seconds"`
-	PrefixHoles          stats.Holes        `json:"prefix_holes"`
-	Load                 struct {
+	engine.Outcome
+	TTFTMS      engine.Percentiles `json:"ttft_ms"`
+	ITLMS       engine.Percentiles `json:"itl_ms"`
+	WallSeconds float64            `json:"wall_seconds"`
+	PrefixHoles stats.Holes        `json:"prefix_holes"`
+	Load        struct {
 		Op     stats.Op `json:"op"`
 		Phases map[string]struct {
 			WallMS float64 `json:"wall_ms"`
