@@ -62,14 +62,14 @@ func (s *Store) newObjects(items []pool.PutItem, inPlace bool) []*object {
 }
 
 // makeObjects is newObjects into objs, len(items) long and all nil. Up to
-// slabObjects of a call's objects share one allocation, and their packed
-// keys another, which live until the last of them is dropped: far fewer
-// allocations than one per value, for a bounded amount of memory kept by
-// an object that outlives its neighbours. With inPlace (Reserve) an item
+// slabObjects of a call's objects share one allocation, and their keys
+// one or two more (keySlab), which live until the last of them is
+// dropped: far fewer allocations than one per value, for a bounded amount
+// of memory kept by an object that outlives its neighbours. With inPlace (Reserve) an item
 // needs no Value: the caller writes its bytes in place.
 func (s *Store) makeObjects(objs []*object, items []pool.PutItem, inPlace bool) []*object {
 	var slab []object
-	var keySlab []byte
+	var keys keySlab
 	for i := range items {
 		it := &items[i]
 		if s.validatePut(it, inPlace) != pool.OK {
@@ -77,11 +77,11 @@ func (s *Store) makeObjects(objs []*object, items []pool.PutItem, inPlace bool) 
 		}
 		if len(slab) == 0 {
 			slab = make([]object, min(len(items)-i, slabObjects))
-			keySlab = make([]byte, len(slab)*packedLen)
+			keys = newKeySlab(len(slab))
 		}
 		o := &slab[0]
 		slab = slab[1:]
-		o.key, o.size, o.seg = s.keys.storeKey(it.Key, &keySlab), it.SizeOf(), -1
+		o.key, o.size, o.seg = s.keys.storeKey(it.Key, &keys), it.SizeOf(), -1
 		objs[i] = o
 	}
 	return objs
