@@ -88,23 +88,17 @@ func (s *Store) makeObjects(objs []*object, items []pool.PutItem, inPlace bool) 
 }
 
 // putStart claims the keys of objs, the objects newObjects made (nil for
-// invalid items), in call order, and places the objects whose keys were
+// invalid items), in call order (claimRun), and places the objects whose keys were
 // absent; they stay invisible until putEnd. It writes each item's code,
 // sets the objects that are not OK to nil and returns how many are OK. The
 // caller holds s.mu shared; fresh is an empty list with room for objs.
 func (s *Store) putStart(objs []*object, codes []pool.Code, fresh []*object) int {
 	var existing int64
-	for i, o := range objs {
-		switch {
-		case o == nil:
-			codes[i] = pool.InvalidParams
-		case !s.claim(o):
-			codes[i], objs[i] = pool.ObjectAlreadyExists, nil
-			existing++
-		default:
-			codes[i] = pool.OK
-			fresh = append(fresh, o)
-		}
+	for start := 0; start < len(objs); start += lookupRun {
+		end := min(start+lookupRun, len(objs))
+		var n int64
+		fresh, n = s.claimRun(objs[start:end], codes[start:end], fresh)
+		existing += n
 	}
 	if existing > 0 {
 		s.count.PutsExisting.Add(existing)
