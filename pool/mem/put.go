@@ -33,7 +33,7 @@ func (s *Store) Put(ctx context.Context, items []pool.PutItem, results []pool.Co
 	if !s.opts.MetadataOnly {
 		for i, o := range pending {
 			if o != nil {
-				copy(o.bytes(), items[i].Value)
+				copyValue(o.bytes(), items[i].Value)
 			}
 		}
 	}
