@@ -19,12 +19,15 @@ const (
 	streamChunk = 256 << 10
 )
 
-// copyValue copies src into dst (len(dst) == len(src)), the bytes of a
-// new value. A value put is seldom read again before it leaves the caches,
-// so from streamMin bytes on, where dst is aligned to a cache line, its
-// whole lines are written with non-temporal stores: they fill the lines
-// without first reading them, and spare the caches.
+// copyValue copies src into dst, as many bytes as the shorter holds, as
+// copy does: the bytes of a new value. A value put is seldom read again
+// before it leaves the caches, so from streamMin bytes on, where dst is
+// aligned to a cache line, its whole lines are written with non-temporal
+// stores: they fill the lines without first reading them, and spare the
+// caches.
 func copyValue(dst, src []byte) {
+	n := min(len(dst), len(src))
+	dst, src = dst[:n], src[:n]
 	if len(src) < streamMin || uintptr(unsafe.Pointer(unsafe.SliceData(dst)))&63 != 0 {
 		copy(dst, src)
 		return

@@ -2,6 +2,6 @@
 
 package mem
 
-// copyValue copies src into dst (len(dst) == len(src)), the bytes of a
-// new value.
+// copyValue copies src into dst, as many bytes as the shorter holds, as
+// copy does: the bytes of a new value.
 func copyValue(dst, src []byte) { copy(dst, src) }

@@ -39,3 +39,24 @@ func TestCopyValue(t *testing.T) {
 
 // anySet reports whether some byte of b is not zero.
 func anySet(b []byte) bool { return bytes.IndexFunc(b, func(r rune) bool { return r != 0 }) >= 0 }
+
+// copyValue copies as many bytes as the shorter side holds, as copy does.
+func TestCopyValueShorterSide(t *testing.T) {
+	src := bytes.Repeat([]byte{7}, 8<<10)
+	for _, tc := range []struct{ dst, src int }{{4 << 10, 8 << 10}, {8 << 10, 4 << 10}, {4<<10 + 64, 4<<10 + 1}} {
+		buf := lineAligned(16 << 10)
+		copyValue(buf[:tc.dst], src[:tc.src])
+		n := min(tc.dst, tc.src)
+		if !bytes.Equal(buf[:n], src[:n]) || anySet(buf[n:]) {
+			t.Errorf("copyValue(%d-byte dst, %d-byte src): want the first %d bytes copied and no more", tc.dst, tc.src, n)
+		}
+	}
+}
+
+// lineAligned is n zero bytes on the heap whose first is aligned to a
+// cache line, so that copyValue streams into them.
+func lineAligned(n int) []byte {
+	buf := make([]byte, n+64)
+	skip := (64 - int(uintptr(unsafe.Pointer(&buf[0]))&63)) & 63
+	return buf[skip : skip+n : skip+n]
+}
