@@ -81,8 +81,9 @@
 //
 // # Semantics
 //
-// A put allocates (PutStart), copies the bytes outside the index lock and
-// then publishes (PutEnd); only published objects are visible. A put of a
+// A put allocates (PutStart), copies the bytes outside the index lock (on
+// amd64, values from 1 KiB with stores that bypass the caches) and then
+// publishes (PutEnd); only published objects are visible. A put of a
 // key that exists, published or still being written, is a no-op answered
 // ObjectAlreadyExists and counted in Stat.PutsExisting; the first writer's
 // bytes stay. A key must be non-empty and at most 64 KiB; a value must be at

@@ -145,23 +145,6 @@ func (p *keyPacker) lookupKey(key string, buf *[packedLen]byte) string {
 // escapePrefix goes before a key that starts with 0x00.
 const escapePrefix = "\x00\x00\x00"
 
-// storeKey is key's index form for a put, in memory of the pool's own:
-// packed into the front of *slab when it packs (the caller gives a slab
-// with room), else a copy, so that the pool keeps no caller's string.
-func (p *keyPacker) storeKey(key string, slab *[]byte) string {
-	var buf [packedLen]byte
-	switch {
-	case p.pack(&buf, key, true):
-		b := (*slab)[:packedLen:packedLen]
-		*slab = (*slab)[packedLen:]
-		copy(b, buf[:])
-		return unsafe.String(&b[0], packedLen)
-	case len(key) > 0 && key[0] == 0:
-		return escapePrefix + key
-	}
-	return strings.Clone(key)
-}
-
 // appendKey appends the key whose index form is ikey to dst.
 func (p *keyPacker) appendKey(dst []byte, ikey string) []byte {
 	switch {

@@ -38,7 +38,7 @@ func TestKeyPackRoundTrip(t *testing.T) {
 	var p keyPacker
 	seen := map[string]string{}
 	for _, tc := range packCases {
-		slab := make([]byte, packedLen)
+		slab := newKeySlab(1)
 		ikey := p.storeKey(tc.key, &slab)
 		if got := len(ikey) == packedLen && ikey[0] == 0 && (ikey[1] != 0 || ikey[2] != 0); got != tc.packed {
 			t.Errorf("storeKey(%q) = %q packed %v, want packed %v", tc.key, ikey, got, tc.packed)
@@ -74,7 +74,7 @@ func TestKeyPackTableFull(t *testing.T) {
 			t.Fatalf("id(p%d@) = %d, want %d", i, id, i+1)
 		}
 	}
-	slab := make([]byte, packedLen)
+	slab := newKeySlab(1)
 	if got := p.storeKey(unknown, &slab); got != unknown {
 		t.Errorf("storeKey(%q) on a full table = %q, want the key", unknown, got)
 	}
@@ -125,7 +125,7 @@ func FuzzKeyPack(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, a, b string) {
 		var p keyPacker
-		slab := make([]byte, 2*packedLen)
+		slab := newKeySlab(2)
 		ia, ib := p.storeKey(a, &slab), p.storeKey(b, &slab)
 		if (ia == ib) != (a == b) {
 			t.Fatalf("storeKey(%q) = %q, storeKey(%q) = %q: equal forms for unequal keys or the reverse", a, ia, b, ib)

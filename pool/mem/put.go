@@ -33,7 +33,7 @@ func (s *Store) Put(ctx context.Context, items []pool.PutItem, results []pool.Co
 	if !s.opts.MetadataOnly {
 		for i, o := range pending {
 			if o != nil {
-				copy(o.bytes(), items[i].Value)
+				copyValue(o.bytes(), items[i].Value)
 			}
 		}
 	}
@@ -62,14 +62,14 @@ func (s *Store) newObjects(items []pool.PutItem, inPlace bool) []*object {
 }
 
 // makeObjects is newObjects into objs, len(items) long and all nil. Up to
-// slabObjects of a call's objects share one allocation, and their packed
-// keys another, which live until the last of them is dropped: far fewer
-// allocations than one per value, for a bounded amount of memory kept by
-// an object that outlives its neighbours. With inPlace (Reserve) an item
+// slabObjects of a call's objects share one allocation, and their keys
+// one or two more (keySlab), which live until the last of them is
+// dropped: far fewer allocations than one per value, for a bounded amount
+// of memory kept by an object that outlives its neighbours. With inPlace (Reserve) an item
 // needs no Value: the caller writes its bytes in place.
 func (s *Store) makeObjects(objs []*object, items []pool.PutItem, inPlace bool) []*object {
 	var slab []object
-	var keySlab []byte
+	var keys keySlab
 	for i := range items {
 		it := &items[i]
 		if s.validatePut(it, inPlace) != pool.OK {
@@ -77,34 +77,28 @@ func (s *Store) makeObjects(objs []*object, items []pool.PutItem, inPlace bool) 
 		}
 		if len(slab) == 0 {
 			slab = make([]object, min(len(items)-i, slabObjects))
-			keySlab = make([]byte, len(slab)*packedLen)
+			keys = newKeySlab(len(slab))
 		}
 		o := &slab[0]
 		slab = slab[1:]
-		o.key, o.size, o.seg = s.keys.storeKey(it.Key, &keySlab), it.SizeOf(), -1
+		o.key, o.size, o.seg = s.keys.storeKey(it.Key, &keys), it.SizeOf(), -1
 		objs[i] = o
 	}
 	return objs
 }
 
 // putStart claims the keys of objs, the objects newObjects made (nil for
-// invalid items), in call order, and places the objects whose keys were
+// invalid items), in call order (claimRun), and places the objects whose keys were
 // absent; they stay invisible until putEnd. It writes each item's code,
 // sets the objects that are not OK to nil and returns how many are OK. The
 // caller holds s.mu shared; fresh is an empty list with room for objs.
 func (s *Store) putStart(objs []*object, codes []pool.Code, fresh []*object) int {
 	var existing int64
-	for i, o := range objs {
-		switch {
-		case o == nil:
-			codes[i] = pool.InvalidParams
-		case !s.claim(o):
-			codes[i], objs[i] = pool.ObjectAlreadyExists, nil
-			existing++
-		default:
-			codes[i] = pool.OK
-			fresh = append(fresh, o)
-		}
+	for start := 0; start < len(objs); start += lookupRun {
+		end := min(start+lookupRun, len(objs))
+		var n int64
+		fresh, n = s.claimRun(objs[start:end], codes[start:end], fresh)
+		existing += n
 	}
 	if existing > 0 {
 		s.count.PutsExisting.Add(existing)

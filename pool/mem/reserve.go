@@ -15,13 +15,15 @@ import (
 // safe for concurrent use and do nothing on a nil Reservation.
 type Reservation struct {
 	s      *Store
-	placed []placement
-	done   atomic.Bool // set by the one Commit or Abort that takes effect
+	placed []*object    // the placed items' objects, in call order
+	opts   []placedOpts // the options of those placed items that have any
+	done   atomic.Bool  // set by the one Commit or Abort that takes effect
 }
 
-// placement is one placed item and the options Commit publishes it with.
-type placement struct {
-	o    *object
+// placedOpts is the options Commit publishes placed item at with; items
+// without options (most) have none stored.
+type placedOpts struct {
+	at   int
 	opts pool.PutOptions
 }
 
@@ -62,19 +64,33 @@ func (s *Store) Reserve(ctx context.Context, items []pool.PutItem, dsts [][]byte
 		}
 		return r, nil
 	}
-	n := s.putStart(pending, codes, make([]*object, 0, len(pending)))
+	sc := getPutScratch(len(pending))
+	n := s.putStart(pending, codes, sc.fresh)
+	putPutScratch(sc)
 	if n == 0 {
 		return r, nil
 	}
-	r.placed = make([]placement, 0, n)
-	for i, o := range pending {
-		if o != nil {
-			dsts[i] = o.bytes()
-			r.placed = append(r.placed, placement{o: o, opts: items[i].Options})
-		}
-	}
+	r.keep(pending, items, dsts)
 	s.inflight.Add(1)
 	return r, nil
+}
+
+// keep records the placed objects of pending (nil for the items not
+// placed) and their items' options, and writes their bytes into dsts. The
+// objects are packed to the front of pending, which r keeps.
+func (r *Reservation) keep(pending []*object, items []pool.PutItem, dsts [][]byte) {
+	placed := pending[:0]
+	for i, o := range pending {
+		if o == nil {
+			continue
+		}
+		dsts[i] = o.bytes()
+		if opts := &items[i].Options; *opts != (pool.PutOptions{}) {
+			r.opts = append(r.opts, placedOpts{at: len(placed), opts: *opts})
+		}
+		placed = append(placed, o)
+	}
+	r.placed = placed
 }
 
 // Commit publishes every placed item, as Put does once its bytes are
@@ -95,19 +111,31 @@ func (r *Reservation) finish(publish bool) {
 	s := r.s
 	s.mu.RLock()
 	if publish {
-		now, seq := s.nowNanos(), s.seqRange(len(r.placed))
-		for i := range r.placed {
-			p := &r.placed[i]
-			s.putEnd(p.o, &p.opts, now, seq+uint64(i))
-		}
-		s.published.Add(int64(len(r.placed)))
+		r.publish()
 	} else {
-		for _, p := range r.placed {
-			s.revoke(p.o)
+		for _, o := range r.placed {
+			s.revoke(o)
 		}
 	}
 	s.mu.RUnlock()
 	s.inflight.Done()
+}
+
+// publish publishes the placed objects in order, each with its item's
+// options; the caller holds s.mu shared.
+func (r *Reservation) publish() {
+	s := r.s
+	now, seq := s.nowNanos(), s.seqRange(len(r.placed))
+	opts := r.opts
+	var none pool.PutOptions
+	for i, o := range r.placed {
+		p := &none
+		if len(opts) > 0 && opts[0].at == i {
+			p, opts = &opts[0].opts, opts[1:]
+		}
+		s.putEnd(o, p, now, seq+uint64(i))
+	}
+	s.published.Add(int64(len(r.placed)))
 }
 
 // revoke takes a placed, unpublished object out of the index and frees its

@@ -404,3 +404,40 @@ func TestReserveConcurrent(t *testing.T) {
 	}
 	checkInvariants(t, s)
 }
+
+// Commit publishes each placed item with its own item's options, whatever
+// the items refused between them.
+func TestReserveOptionsFollowTheirItems(t *testing.T) {
+	type published struct {
+		Soft  bool
+		Hard  bool
+		Group string
+	}
+	s, _ := newTestStore(t, Options{Capacity: 1 << 20, Segments: 2, SoftPinTTL: time.Minute})
+	mustPut(t, s, sized("dup", 8, pool.PutOptions{}))
+	items := []pool.PutItem{
+		inPlace("a", 8, pool.PutOptions{}),
+		inPlace("dup", 8, pool.PutOptions{HardPin: true}),
+		inPlace("b", 8, pool.PutOptions{SoftPin: pool.SoftPinEnable}),
+		inPlace("c", 8, pool.PutOptions{}),
+		inPlace("", 8, pool.PutOptions{GroupID: "bad"}),
+		inPlace("d", 8, pool.PutOptions{HardPin: true}),
+		inPlace("e", 8, pool.PutOptions{GroupID: "g"}),
+		inPlace("f", 8, pool.PutOptions{}),
+	}
+	r, _, _ := reserve(t, s, items...)
+	r.Commit()
+	want := map[string]published{"a": {}, "dup": {}, "b": {Soft: true}, "c": {}, "d": {Hard: true}, "e": {Group: "g"}, "f": {}}
+	got := map[string]published{}
+	for key := range want {
+		o := s.lookup(key)
+		p := published{Soft: o.softPinUntil() != 0, Hard: o.hardPinned()}
+		if g := o.group(); g != nil {
+			p.Group = g.id
+		}
+		got[key] = p
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("objects after Commit (-want +got):\n%s", diff)
+	}
+}

@@ -275,9 +275,9 @@ func (s *Store) install(objs []*object, groups map[*object]string) error {
 		}
 		s.segs[i].restore(spans)
 	}
-	keySlab := make([]byte, len(objs)*packedLen)
+	keys := newKeySlab(len(objs))
 	for _, o := range objs {
-		o.key = s.keys.storeKey(o.key, &keySlab)
+		o.key = s.keys.storeKey(o.key, &keys)
 		s.index.Store(o.key, o) // decode refused duplicate keys
 		o.seq = s.seq.Add(1)
 		o.set(flagPublished)

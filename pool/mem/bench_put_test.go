@@ -1,0 +1,117 @@
+package mem
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/kvctl/kvctl/pool"
+)
+
+// putCallPages is how many 4 KiB pages a staged save's store call carries
+// at least (transfer.MinCallBytes).
+const putCallPages = 32
+
+// benchKeys are n keys spelled as kvctl bench spells its pages' keys
+// (prefix/page bytes/seed/page): keys that do not pack.
+func benchKeys(n int) []string {
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("kvctl-bench/%d/1/%d", pageSize, i)
+	}
+	return keys
+}
+
+// BenchmarkPut4KiB puts 4 KiB values, putCallPages per call, from
+// GOMAXPROCS goroutines (run with -cpu 1,2,...): the store calls of a
+// staged save of a GiB, copies included, from a 16 MiB source as a staging
+// buffer is. An op is one call; ns/item is the wall time per value. The
+// work runs in rounds of at most a GiB whose keys are removed, untimed,
+// before the next round. cpu-ns/item is the process's CPU time per value
+// in the timed rounds, less sensitive than ns/item to other processes.
+func BenchmarkPut4KiB(b *testing.B) {
+	const roundCalls = gibPages / putCallPages
+	s, err := New(Options{Capacity: (1 << 30) * 5 / 4, Preallocate: true, Eviction: EvictManual})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	keys := benchKeys(gibPages)
+	codes := make([]pool.Code, len(keys))
+	src := make([]byte, 16<<20)
+	// An untimed round first, so that every measured round finds the
+	// index grown to a GiB's keys and the arenas touched.
+	if err := putRound(s, keys, src); err != nil {
+		b.Fatal(err)
+	}
+	s.Remove(context.Background(), keys, true, codes)
+	b.SetBytes(putCallPages * pageSize)
+	b.ReportAllocs()
+	b.ResetTimer()
+	var cpu time.Duration
+	for done := 0; done < b.N; {
+		n := min(b.N-done, roundCalls)
+		t0 := processCPU(b)
+		if err := putRound(s, keys[:n*putCallPages], src); err != nil {
+			b.Fatal(err)
+		}
+		cpu += processCPU(b) - t0
+		b.StopTimer()
+		s.Remove(context.Background(), keys[:n*putCallPages], true, codes[:n*putCallPages])
+		b.StartTimer()
+		done += n
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*putCallPages), "ns/item")
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N*putCallPages), "cpu-ns/item")
+}
+
+// putRound puts keys, putCallPages per call, from GOMAXPROCS goroutines
+// taking the next call's keys as they go; each value is the next 4 KiB of
+// src, round the ring.
+func putRound(s *Store, keys []string, src []byte) error {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, runtime.GOMAXPROCS(0))
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			items := make([]pool.PutItem, putCallPages)
+			codes := make([]pool.Code, putCallPages)
+			for {
+				off := int(next.Add(putCallPages)) - putCallPages
+				if off >= len(keys) {
+					return
+				}
+				for i := range items {
+					at := (off + i) * pageSize % len(src)
+					items[i] = pool.PutItem{Key: keys[off+i], Value: src[at : at+pageSize]}
+				}
+				err := s.Put(context.Background(), items, codes)
+				if err == nil && codes[0] != pool.OK {
+					err = fmt.Errorf("Put(%s) = %v, want OK", items[0].Key, codes[0])
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	return <-errs
+}
+
+// processCPU is the CPU time the process has used so far, user and
+// system, garbage collection included.
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
