@@ -18,7 +18,10 @@ type arrival struct {
 }
 
 // hashArrival hashes w's prompt into a new chain of recipe k, with room
-// for the hashes of every block its prompt and output can fill.
+// for the hashes of every block its prompt and output can fill, and hashes
+// the blocks of its output ahead (keys.Chain.HashAhead): its output tokens
+// are NextToken's, so the engine's decode steps extend the chain without
+// hashing.
 func hashArrival(k keys.Settings, w workload.Request) arrival {
 	return hashArrivalWith(k.NewChain, w)
 }
@@ -30,6 +33,7 @@ func hashArrivalWith(newChain func(keys.Scope) (*keys.Chain, error), w workload.
 	if a.err == nil {
 		a.chain.Grow((len(w.Tokens) + max(1, w.OutputLength)) / a.chain.TokensPerBlock())
 		a.chain.Extend(w.Tokens)
+		a.chain.HashAhead(max(1, w.OutputLength), func(i int) int64 { return NextToken(a.seed, a.promptLen+i) })
 	}
 	a.w, a.w.Tokens = w, nil
 	return a

@@ -16,10 +16,10 @@ import (
 // arrives as soon as fewer than clients are in flight, at that moment of
 // the modelled clock, its own arrival time ignored.
 //
-// A goroutine reads the source and hashes each prompt (hashArrival) up to
-// readAhead requests ahead of the engine, on another core: the engine
-// runs on one goroutine, and reading, synthesising and hashing prompts are
-// a fifth of a replay's work.
+// A goroutine reads the source and hashes each prompt and the blocks of
+// its output (hashArrival) up to readAhead requests ahead of the engine,
+// on another core: the engine runs on one goroutine, and reading,
+// synthesising and hashing prompts are a fifth of a replay's work.
 type arrivals struct {
 	clients int
 	chains  *chainPool // where the reader takes its chains

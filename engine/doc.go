@@ -176,7 +176,8 @@
 //
 // A request keeps no tokens: its prompt is hashed into its chain when it
 // is read, on a goroutine that reads the source ahead of the engine, and
-// generated tokens are a function of its decode seed. The
+// generated tokens are a function of its decode seed, so that goroutine
+// hashes the blocks of its output ahead too (keys.Chain.HashAhead). The
 // pool holds the pages. Cost grows linearly with prompt tokens: hashing,
 // key building and page generation are per block, with buffers reused
 // from pass to pass. With the default layout (T=32, one 128-byte page per

@@ -40,5 +40,5 @@ func (p observedProber) CountPrefixHit(ctx context.Context, hashes []keys.Hash) 
 }
 
 // PercentilesOf returns the percentiles of xs, as a Report's latencies
-// are computed (xs is sorted in place), zero when xs is empty.
+// are computed (xs is reordered in place), zero when xs is empty.
 func PercentilesOf(xs []float64) Percentiles { return percentilesOf(xs) }

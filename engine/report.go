@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"slices"
 	"time"
 
 	"github.com/kvctl/kvctl/pool"
@@ -133,18 +132,6 @@ type Progress struct {
 type latencies struct {
 	ttft []float64
 	itl  []float32
-}
-
-func percentilesOf[T float32 | float64](xs []T) Percentiles {
-	if len(xs) == 0 {
-		return Percentiles{}
-	}
-	slices.Sort(xs)
-	at := func(q float64) float64 {
-		i := int(q * float64(len(xs)-1))
-		return float64(xs[i])
-	}
-	return Percentiles{P50: at(0.50), P90: at(0.90), P99: at(0.99)}
 }
 
 // hitRate is (local + pool) / prompt tokens, 0 with no prompt tokens.

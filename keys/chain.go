@@ -29,6 +29,10 @@ type Chain struct {
 	win  []byte
 	fill int
 	sum  hash.Hash // made at the first block Extend hashes
+	// known counts the hashes in hashes' backing array that HashAhead
+	// hashed: those past len(hashes) wait for Extend (chain_ahead.go).
+	known int
+	saved []byte // HashAhead's copy of win
 }
 
 // NewChain returns an empty chain starting at seed, for blocks of
@@ -54,7 +58,7 @@ func (c *Chain) Reset(seed Hash) {
 	c.seed = seed
 	c.numTokens = 0
 	c.hashes = c.hashes[:0]
-	c.fill = 0
+	c.fill, c.known = 0, 0
 	copy(c.win, seed[:])
 }
 
@@ -80,6 +84,9 @@ func (c *Chain) Extend(tokens []int64) {
 // hashBlock hashes the full window, makes the hash the next parent and
 // keeps the lookahead tokens, which open the next block's window.
 func (c *Chain) hashBlock() {
+	if c.takeKnown() {
+		return
+	}
 	if c.sum == nil {
 		c.sum, _ = blake2b.New(HashSize, nil) // 16 is a valid size and there is no key
 	}

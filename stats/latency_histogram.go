@@ -49,8 +49,11 @@ func NewLatencyHistogram[T float32 | float64](ms []T) *LatencyHistogram {
 	}
 	var counts [lastLatencyBucket - firstLatencyBucket + 1]int64
 	lo, hi := len(counts), -1
+	last, i := ms[0], latencyBucket(float64(ms[0]))-firstLatencyBucket
 	for _, v := range ms {
-		i := latencyBucket(float64(v)) - firstLatencyBucket
+		if v != last { // a replay's samples mostly repeat the one before
+			last, i = v, latencyBucket(float64(v))-firstLatencyBucket
+		}
 		counts[i]++
 		lo, hi = min(lo, i), max(hi, i)
 	}

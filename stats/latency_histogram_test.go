@@ -80,3 +80,28 @@ func TestLatencyHistogramValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestLatencyHistogramRepeats checks runs of repeated samples, which
+// reuse the bucket of the sample before, against each sample's own
+// bucket.
+func TestLatencyHistogramRepeats(t *testing.T) {
+	nan := math.NaN()
+	tests := [][]float64{
+		{2.5, 2.5, 2.5, 166, 166, 2.5},
+		{nan, nan, 1, 1, nan},
+		{0, 0, 1e-4, 1e-4, 3},
+		{7},
+	}
+	for _, ms := range tests {
+		var want [lastLatencyBucket - firstLatencyBucket + 1]int64
+		for _, v := range ms {
+			want[latencyBucket(v)-firstLatencyBucket]++
+		}
+		h := NewLatencyHistogram(ms)
+		var got [lastLatencyBucket - firstLatencyBucket + 1]int64
+		copy(got[h.First-firstLatencyBucket:], h.Counts)
+		if got != want {
+			t.Errorf("NewLatencyHistogram(%v) counts %v from bucket %d, want one per sample's bucket", ms, h.Counts, h.First)
+		}
+	}
+}
