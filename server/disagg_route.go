@@ -22,7 +22,8 @@ const (
 // ParseUpstream checks the URL of a context or generation server and
 // returns it as the front uses it: scheme http or https (http when left
 // out, as in TensorRT-LLM's disaggregated config "localhost:8001"), a
-// host with a port, no query, no trailing slash.
+// host with a port, no query, no trailing slash; the path stays escaped
+// as given, so that the answer parses to itself.
 func ParseUpstream(s string) (string, error) {
 	raw := strings.TrimSpace(s)
 	if !strings.Contains(raw, "://") {
@@ -41,7 +42,7 @@ func ParseUpstream(s string) (string, error) {
 	if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
 		return "", fmt.Errorf("server URL %q: want no user, query or fragment", s)
 	}
-	return strings.TrimRight(u.Scheme+"://"+u.Host+u.Path, "/"), nil
+	return strings.TrimRight(u.Scheme+"://"+u.Host+u.EscapedPath(), "/"), nil
 }
 
 // router picks one of a role's servers per request and counts the

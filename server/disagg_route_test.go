@@ -16,6 +16,8 @@ func TestParseUpstream(t *testing.T) {
 		{in: " http://ctx-0:8001/ ", want: "http://ctx-0:8001"},
 		{in: "https://ctx-0:443/prefix/", want: "https://ctx-0:443/prefix"},
 		{in: "[::1]:8001", want: "http://[::1]:8001"},
+		{in: "0:0/%00", want: "http://0:0/%00"}, // the path stays escaped, so the answer parses again
+		{in: "h:1/a%20b/", want: "http://h:1/a%20b"},
 		{in: "ctx-0", wantErr: "want HOST:PORT"},
 		{in: "", wantErr: "want HOST:PORT"},
 		{in: "ftp://ctx-0:21", wantErr: `scheme "ftp"`},
