@@ -16,16 +16,7 @@ import (
 // context and generation servers it started, whose KV moved between them;
 // on Ctrl-C all stop and serve exits 130.
 func TestServeDisaggHTTP(t *testing.T) {
-	ios, _, _ := NewTestIOStreams("")
-	errOut := &lockedBuffer{}
-	ios.ErrOut = errOut
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	code := make(chan int, 1)
-	go func() {
-		code <- run(ctx, ios, []string{"serve", "--single-rank", "--disagg", "ctx=1,gen=2", "--addr", "127.0.0.1:0"})
-	}()
-	base := waitListening(t, errOut)
+	base, errOut, code, cancel := startServeHTTP(t, "serve", "--single-rank", "--disagg", "ctx=1,gen=2", "--addr", "127.0.0.1:0")
 	m := regexp.MustCompile(`\(context (\S+); generation (\S+),(\S+); round-robin\)`).FindStringSubmatch(errOut.String())
 	if m == nil {
 		t.Fatalf("serve's listening line names no context and two generation servers; stderr: %s", errOut)

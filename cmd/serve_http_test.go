@@ -36,14 +36,7 @@ func (l *lockedBuffer) String() string {
 // completion and a Mooncake admin query, and when its context ends, as on
 // Ctrl-C, shuts down gracefully and exits 130 saying it was interrupted.
 func TestServeHTTP(t *testing.T) {
-	ios, _, _ := NewTestIOStreams("")
-	errOut := &lockedBuffer{}
-	ios.ErrOut = errOut
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	code := make(chan int, 1)
-	go func() { code <- run(ctx, ios, []string{"serve", "--single-rank", "--addr", "127.0.0.1:0"}) }()
-	base := waitListening(t, errOut)
+	base, errOut, code, cancel := startServeHTTP(t, "serve", "--single-rank", "--addr", "127.0.0.1:0")
 
 	body := `{"model": "kvctl-serve", "prompt": "a prompt long enough to fill one block of thirty-two bytes", "max_tokens": 4}`
 	resp, err := http.Post(base+"/v1/completions", "application/json", strings.NewReader(body))
@@ -81,6 +74,22 @@ func TestServeHTTP(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatal("serve did not shut down")
 	}
+}
+
+// startServeHTTP runs kvctl with args (a serve that listens) in the
+// background and waits until it listens: its base URL, its stderr, the
+// channel its exit code comes on, and the cancel that stops it as Ctrl-C
+// does (also called when the test ends).
+func startServeHTTP(t *testing.T, args ...string) (base string, errOut *lockedBuffer, code chan int, cancel func()) {
+	t.Helper()
+	ios, _, _ := NewTestIOStreams("")
+	errOut = &lockedBuffer{}
+	ios.ErrOut = errOut
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	code = make(chan int, 1)
+	go func() { code <- run(ctx, ios, args) }()
+	return waitListening(t, errOut), errOut, code, cancel
 }
 
 func waitListening(t *testing.T, errOut *lockedBuffer) string {
