@@ -29,9 +29,7 @@ func heldKVOf(t *testing.T, l *Live, name string, prompt []int64) KVBlocks {
 }
 
 func TestLiveKVMovesBetweenEngines(t *testing.T) {
-	ctxCfg, _ := testConfig(t)
-	genCfg, _ := testConfig(t) // its own pool: nothing to load from
-	ctxL, genL := startLive(t, ctxCfg, LiveOptions{}), startLive(t, genCfg, LiveOptions{})
+	ctxL, genL := startLivePair(t)
 	prompt := tokensOf(3, 100) // 6 full blocks at T=16, 4 tokens after
 	kv := heldKVOf(t, ctxL, "1", prompt)
 	if len(kv.Hashes) != 6 {
@@ -62,9 +60,7 @@ func TestLiveKVMovesBetweenEngines(t *testing.T) {
 }
 
 func TestLiveKVRefusesCorruptTransfer(t *testing.T) {
-	ctxCfg, _ := testConfig(t)
-	genCfg, _ := testConfig(t)
-	ctxL, genL := startLive(t, ctxCfg, LiveOptions{}), startLive(t, genCfg, LiveOptions{})
+	ctxL, genL := startLivePair(t)
 	prompt := tokensOf(9, 64)
 	tests := []struct {
 		name    string
@@ -130,9 +126,7 @@ func TestLiveKVHoldEnds(t *testing.T) {
 }
 
 func TestLiveKVInstallsBehindCachedPrefix(t *testing.T) {
-	ctxCfg, _ := testConfig(t)
-	genCfg, _ := testConfig(t)
-	ctxL, genL := startLive(t, ctxCfg, LiveOptions{}), startLive(t, genCfg, LiveOptions{})
+	ctxL, genL := startLivePair(t)
 	prompt := tokensOf(11, 100)
 	submitOK(t, genL, workload.Request{Tokens: prompt[:50], OutputLength: 1}) // caches 3 blocks
 	before := genL.Stats().ComputedPromptTokens
@@ -151,4 +145,13 @@ func TestLiveKVInstallsBehindCachedPrefix(t *testing.T) {
 	if computed := genL.Stats().ComputedPromptTokens - before; computed != 4 {
 		t.Errorf("prompt tokens computed with 3 blocks cached and 6 transferred = %d, want 4", computed)
 	}
+}
+
+// startLivePair starts a context and a generation engine, each with a
+// pool of its own (so the generation side has nothing to load from).
+func startLivePair(t *testing.T) (ctx, gen *Live) {
+	t.Helper()
+	ctxCfg, _ := testConfig(t)
+	genCfg, _ := testConfig(t)
+	return startLive(t, ctxCfg, LiveOptions{}), startLive(t, genCfg, LiveOptions{})
 }
