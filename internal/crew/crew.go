@@ -49,15 +49,11 @@ func newSpinner(first time.Duration) spinner {
 
 // spin is called every spinCheck spins: it yields when it is time to.
 func (s *spinner) spin() {
-	if s.one {
-		runtime.Gosched()
-		return
-	}
 	now := time.Now()
 	if s.since.IsZero() {
 		s.since, s.last = now, now.Add(s.first-yieldEvery)
 	}
-	if now.Sub(s.last) >= yieldEvery {
+	if s.one || now.Sub(s.last) >= yieldEvery {
 		runtime.Gosched()
 		s.last = time.Now()
 	}

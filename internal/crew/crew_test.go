@@ -126,3 +126,23 @@ func clockIf(measure bool) func() time.Duration {
 	}
 	return nil
 }
+
+// TestSpinnerCountsIdleTime checks that a spinner knows how long it has
+// spun, on one processor too, so that an idle helper parks.
+func TestSpinnerCountsIdleTime(t *testing.T) {
+	for _, one := range []bool{false, true} {
+		s := spinner{one: one}
+		if s.idle() != 0 {
+			t.Fatalf("one=%v: idle() before spinning = %v, want 0", one, s.idle())
+		}
+		s.spin()
+		time.Sleep(2 * time.Millisecond)
+		if d := s.idle(); d < time.Millisecond {
+			t.Errorf("one=%v: idle() after 2 ms of spinning = %v, want at least 1 ms", one, d)
+		}
+		s.reset()
+		if s.idle() != 0 {
+			t.Errorf("one=%v: idle() after reset = %v, want 0", one, s.idle())
+		}
+	}
+}
