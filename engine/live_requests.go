@@ -12,6 +12,7 @@ func (l *Live) arrive(ctx context.Context, lr *liveReq) {
 	if lr.cancelled {
 		l.cancelled++
 		l.first().counts.failed++
+		l.publish()
 		lr.stream.end(LiveUsage{}, ErrCancelled)
 		return
 	}
@@ -20,7 +21,9 @@ func (l *Live) arrive(ctx context.Context, lr *liveReq) {
 	failed := l.first().counts.failed
 	owner, r, err := l.c.arrive(ctx, lr.w, now)
 	if err != nil || r == nil {
-		lr.stream.end(LiveUsage{PromptTokens: len(lr.w.Tokens)}, l.refusal(lr.w.ID, failed, err))
+		err = l.refusal(lr.w.ID, failed, err)
+		l.publish() // Stats count the refusal before its caller hears of it
+		lr.stream.end(LiveUsage{PromptTokens: len(lr.w.Tokens)}, err)
 		return
 	}
 	lr.owner, lr.r = owner, r
@@ -29,6 +32,7 @@ func (l *Live) arrive(ctx context.Context, lr *liveReq) {
 			removeQueued(&owner.waiting, r)
 			r.phase = phaseDone
 			owner.counts.failed++
+			l.publish() // Stats count the mismatches before the caller hears of them
 			lr.stream.end(LiveUsage{PromptTokens: r.promptLen}, fmt.Errorf("request %s: %w", lr.w.ID, err))
 			return
 		}
