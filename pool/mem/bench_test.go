@@ -255,3 +255,33 @@ func BenchmarkViewBatch4KiB(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkGetStaging4KiB gets 4 KiB values, 64 per call, into buffers
+// that walk through 64 MiB, as a staged load fills its staging slots:
+// the destination is not in the caches when it is written.
+func BenchmarkGetStaging4KiB(b *testing.B) { benchmarkGetStaging(b, 4<<10, 64, 16384) }
+
+// BenchmarkGetStaging64KiB is BenchmarkGetStaging4KiB with 64 KiB values,
+// 32 per call.
+func BenchmarkGetStaging64KiB(b *testing.B) { benchmarkGetStaging(b, 64<<10, 32, 1024) }
+
+func benchmarkGetStaging(b *testing.B, size int64, batch, stored int) {
+	s := newGetBenchStore(b, size, stored)
+	all := keysN("get/", stored)
+	ctx := context.Background()
+	staging := make([]byte, 64<<20)
+	slots := len(staging) / int(size)
+	bufs, n := make([][]byte, batch), make([]int64, batch)
+	b.SetBytes(size * int64(batch))
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		off := (i * batch) % stored
+		for j := range bufs {
+			at := ((i*batch + j) % slots) * int(size)
+			bufs[j] = staging[at : at+int(size)]
+		}
+		if err := s.Get(ctx, all[off:off+batch], bufs, n); err != nil || n[0] != size {
+			b.Fatal(err, n[0])
+		}
+	}
+}

@@ -69,7 +69,8 @@ func (s *Store) Sizes(ctx context.Context, keys []string, n []int64) error {
 // or ObjectNotFound, or InvalidParams when bufs[i] is too small or the
 // store is metadata-only. Every present key's lease is extended. The bytes
 // are copied outside the index lock while the objects are held as being
-// read.
+// read, as copyValue copies: a buffer read into is most often a staging
+// slot that a device reads next, not the CPU.
 func (s *Store) Get(ctx context.Context, keys []string, bufs [][]byte, n []int64) error {
 	if len(bufs) != len(keys) {
 		return &pool.Error{Code: pool.InvalidParams, Op: "get", Err: errLengths(len(keys), len(bufs), "buffers")}
@@ -80,7 +81,7 @@ func (s *Store) Get(ctx context.Context, keys []string, bufs [][]byte, n []int64
 	}
 	for i, o := range held {
 		if o != nil {
-			copy(bufs[i], o.bytes())
+			copyValue(bufs[i], o.bytes())
 			n[i] = o.size
 			s.release(o)
 		}
