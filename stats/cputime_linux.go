@@ -2,6 +2,7 @@ package stats
 
 import (
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -14,15 +15,22 @@ import (
 // for exact accounting.
 func ThreadCPU() (cpu time.Duration, ok bool) {
 	var ts unix.Timespec
-	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
+	// A raw system call: one that returns through the scheduler
+	// (unix.ClockGettime) may resume the goroutine on another thread
+	// before its caller learns which thread's clock it read.
+	_, _, errno := unix.RawSyscall(unix.SYS_CLOCK_GETTIME, unix.CLOCK_THREAD_CPUTIME_ID, uintptr(unsafe.Pointer(&ts)), 0)
+	if errno != 0 {
 		return 0, false
 	}
 	return time.Duration(ts.Nano()), true
 }
 
 // threadCPU returns ThreadCPU and the calling thread's id, so that a
-// phase timer can tell when its goroutine moved to another thread.
+// phase timer can tell when its goroutine moved to another thread; ok is
+// false when it moved while they were read (the id differs on the two
+// sides of the clock).
 func threadCPU() (cpu time.Duration, tid int, ok bool) {
+	tid = unix.Gettid()
 	cpu, ok = ThreadCPU()
-	return cpu, unix.Gettid(), ok
+	return cpu, tid, ok && unix.Gettid() == tid
 }

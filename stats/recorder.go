@@ -130,8 +130,9 @@ func (r *LoadRecorder) Start(p Phase) PhaseTimer {
 }
 
 // PhaseTimer times consecutive phases of one operation on one goroutine.
-// CPU time is the OS thread's (ThreadCPU); a phase
-// during which the goroutine moved to another thread gets no CPU sample.
+// CPU time is the OS thread's (ThreadCPU); a phase during which the
+// goroutine moved to another thread, or whose thread clock ran ahead of its
+// wall time (SpanCPU), gets no CPU sample.
 // Lock the goroutine to its thread (runtime.LockOSThread) for exact CPU
 // accounting. Elsewhere than Linux only wall time is measured.
 type PhaseTimer struct {
@@ -176,8 +177,9 @@ func (t *PhaseTimer) Stop() {
 }
 
 func (t *PhaseTimer) record(now time.Time, cpu time.Duration, tid int, ok bool) {
-	cpuOK := ok && t.cpuOK && tid == t.tid && cpu >= t.cpu
-	t.rec.ObservePhase(t.phase, now.Sub(t.wall), cpu-t.cpu, cpuOK)
+	wall := now.Sub(t.wall)
+	spent, plausible := SpanCPU(t.cpu, cpu, wall)
+	t.rec.ObservePhase(t.phase, wall, spent, ok && t.cpuOK && tid == t.tid && plausible)
 }
 
 // HolesRecorder records prefix-hole statistics for callers that update

@@ -141,8 +141,10 @@ func (c *phaseClock) lap(p stats.Phase) {
 		return
 	}
 	now, cpu := time.Now(), threadCPU()
-	c.times[p] += now.Sub(c.last)
-	c.cpu[p] += cpu - c.lastCPU
+	wall := now.Sub(c.last)
+	spent, _ := stats.SpanCPU(c.lastCPU, cpu, wall) // held to the wall time
+	c.times[p] += wall
+	c.cpu[p] += spent
 	c.last, c.lastCPU = now, cpu
 }
 
@@ -153,8 +155,6 @@ func (c *phaseClock) addCPU(p stats.Phase, d time.Duration) {
 	}
 }
 
-// threadCPU is the calling OS thread's CPU time (stats.ThreadCPU), 0
-// where it is not measured.
 // cpuClock is threadCPU when measuring, else nil (a crew's clock).
 func cpuClock(measure bool) func() time.Duration {
 	if measure {
@@ -163,6 +163,8 @@ func cpuClock(measure bool) func() time.Duration {
 	return nil
 }
 
+// threadCPU is the calling OS thread's CPU time (stats.ThreadCPU), 0
+// where it is not measured.
 func threadCPU() time.Duration {
 	cpu, _ := stats.ThreadCPU()
 	return cpu

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/kvctl/kvctl/stats"
 )
 
 const (
@@ -235,7 +237,8 @@ func (c *Crew) sleep(i int, h *helper) bool {
 func (t *Task) taken() bool { return t.next.Load() >= int64(t.n) }
 
 // runNext runs the next chunk not taken yet, adding its thread CPU time
-// to t.cpu when clock is given; false when none is left.
+// (at most its wall time: stats.SpanCPU) to t.cpu when clock is given;
+// false when none is left.
 func (t *Task) runNext(clock func() time.Duration) bool {
 	if t.taken() {
 		return false // no write: idle helpers spin on this line
@@ -245,12 +248,14 @@ func (t *Task) runNext(clock func() time.Duration) bool {
 		return false
 	}
 	var start time.Duration
+	var began time.Time
 	if clock != nil {
-		start = clock()
+		start, began = clock(), time.Now()
 	}
 	t.errs[j] = t.fn(int(j))
 	if clock != nil {
-		t.cpu.Add(int64(clock() - start))
+		spent, _ := stats.SpanCPU(start, clock(), time.Since(began)) // held to the wall time
+		t.cpu.Add(int64(spent))
 	}
 	t.left.Add(-1)
 	return true
