@@ -119,6 +119,7 @@ func (o *serveOptions) parse(cfg *engine.Config) error {
 	if cfg.Costs, err = o.Costs.costs(); err != nil {
 		return err
 	}
+	cfg.Model = o.Costs.Model
 	if o.GPUBytes != "" {
 		if cfg.GPU.Bytes, err = positiveSize("--gpu-bytes", o.GPUBytes); err != nil {
 			return err

@@ -1,6 +1,9 @@
 package cmd
 
 import (
+	"context"
+	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -36,5 +39,35 @@ func TestCostFlags(t *testing.T) {
 		if diff := cmp.Diff(tt.want, got); diff != "" {
 			t.Errorf("costs(%q) (-want +got):\n%s", tt.args, diff)
 		}
+	}
+}
+
+// serve's report names the model and the costs that timed its passes, in
+// JSON and in its table.
+func TestServeReportsItsCosts(t *testing.T) {
+	large, _ := engine.ModelCosts("llama-3-70b")
+	large.PrefillTokenMS = 0.5
+	args := []string{"serve", "--single-rank", "--synthetic", "conversations=2,turns=2,system=64,user=16,output=2",
+		"--model", "llama-3-70b", "--prefill-ms-per-token", "0.5"}
+	ios, out, errOut := NewTestIOStreams("")
+	if got := run(context.Background(), ios, append(args, "-o", "json")); got != ExitOK {
+		t.Fatalf("run(%q) = %d; stderr: %s", args, got, errOut)
+	}
+	var rep struct {
+		Model string       `json:"model"`
+		Costs engine.Costs `json:"costs"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("report: %v\n%s", err, out)
+	}
+	if rep.Model != "llama-3-70b" || rep.Costs != large {
+		t.Errorf("report: model %q, costs %+v; want llama-3-70b, %+v", rep.Model, rep.Costs, large)
+	}
+	ios, out, errOut = NewTestIOStreams("")
+	if got := run(context.Background(), ios, args); got != ExitOK {
+		t.Fatalf("run(%q) = %d; stderr: %s", args, got, errOut)
+	}
+	if want := "llama-3-70b costs: 15 ms a step, 0.5 ms a prefill token"; !strings.Contains(out.String(), want) {
+		t.Errorf("table lacks %q:\n%s", want, out)
 	}
 }

@@ -28,6 +28,7 @@ func printServeReport(ios *IOStreams, g *globalOptions, r engine.Report) error {
 	tp.addRow("TTFT ms p50/p90/p99", fmt.Sprintf("%.1f / %.1f / %.1f", r.TTFTMS.P50, r.TTFTMS.P90, r.TTFTMS.P99))
 	tp.addRow("ITL ms p50", fmt.Sprintf("%.2f", r.ITLMS.P50))
 	tp.addRow("wall seconds", fmt.Sprintf("%.2f", r.WallSeconds))
+	tp.addRow("modelled costs", costsNote(r.Model, r.Costs))
 	tp.addRow("pool", fmt.Sprintf("%s: %d keys, %s of %s, %d evicted", r.Pool.Backend, r.Pool.Keys,
 		size.Human(r.Pool.UsedBytes), capacityText(r.Pool.Backend, r.Pool.CapacityBytes), r.Pool.EvictedKeys))
 	if r.PoolKeysRemoved > 0 {

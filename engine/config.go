@@ -86,8 +86,12 @@ type Config struct {
 	// Draft is a one-model draft on a context-only server (speculative
 	// prefill).
 	Draft DraftConfig
-	// Costs model the time of an iteration; a zero Costs is DefaultCosts.
+	// Costs model the time of an iteration; a zero Costs is Model's
+	// preset (ModelCosts).
 	Costs Costs
+	// Model names the preset Costs came from or were changed from, for
+	// the report; empty is DefaultModel.
+	Model string
 
 	// AttentionDP, when above 1, runs that many attention-DP owners, each
 	// with its own KV cache of GPU blocks, scheduler queues, batch and
@@ -178,8 +182,12 @@ func (c Config) withDefaults() (Config, error) {
 	c.EvictEvery = cmp.Or(c.EvictEvery, DefaultEvictEvery)
 	c.Routing = cmp.Or(c.Routing, RouteLeastLoaded)
 	c.Disagg = c.Disagg.withDefaults()
+	c.Model = cmp.Or(c.Model, DefaultModel)
 	if c.Costs == (Costs{}) {
-		c.Costs = DefaultCosts()
+		var err error
+		if c.Costs, err = ModelCosts(c.Model); err != nil {
+			return c, &configError{err}
+		}
 	}
 	if c.Clock == nil {
 		c.Clock = NewClock()

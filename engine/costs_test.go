@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"math"
 	"strings"
 	"testing"
@@ -63,5 +64,36 @@ func TestCostsValidate(t *testing.T) {
 		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
 			t.Errorf("%s: validate() = %v, want an error with %q", tt.name, err, tt.want)
 		}
+	}
+}
+
+// A run with no costs takes its model's preset, and its report names the
+// model and the costs that timed it.
+func TestRunReportsItsCosts(t *testing.T) {
+	large, _ := ModelCosts("llama-3-70b")
+	faster := large
+	faster.IterationMS = 1
+	tests := []struct {
+		model     string
+		costs     Costs
+		wantModel string
+		want      Costs
+	}{
+		{"", Costs{}, DefaultModel, DefaultCosts()},
+		{"llama-3-70b", Costs{}, "llama-3-70b", large},
+		{"llama-3-70b", faster, "llama-3-70b", faster},
+	}
+	for _, tt := range tests {
+		cfg, _ := testConfig(t)
+		cfg.Model, cfg.Costs = tt.model, tt.costs
+		rep := runOK(t, cfg, testWorkload)
+		if rep.Model != tt.wantModel || rep.Costs != tt.want {
+			t.Errorf("Run(model %q, costs %+v): report model %q, costs %+v; want %q, %+v", tt.model, tt.costs, rep.Model, rep.Costs, tt.wantModel, tt.want)
+		}
+	}
+	cfg, _ := testConfig(t)
+	cfg.Model = "gpt-2"
+	if _, err := Run(context.Background(), cfg, testWorkload, nil); err == nil || !strings.Contains(err.Error(), `"gpt-2"`) {
+		t.Errorf("Run(model gpt-2) = %v, want an error naming the model", err)
 	}
 }

@@ -63,6 +63,10 @@ type Report struct {
 	DurationMS       float64 `json:"duration_ms"`
 	OutputTokensPerS float64 `json:"output_tokens_per_s"`
 	RequestsPerS     float64 `json:"requests_per_s"`
+	// Model and Costs are the modelled model and the costs that timed
+	// each pass (Config.Model, Config.Costs).
+	Model string `json:"model"`
+	Costs Costs  `json:"costs"`
 	// RefusedNotContextOnly are requests refused by speculative prefill
 	// (Config.Draft) for generating more than one token (in Failed too).
 	RefusedNotContextOnly int64 `json:"refused_not_context_only"`
@@ -190,6 +194,7 @@ func (e *engine) report(ctx context.Context, wall time.Duration) Report {
 	c.poolFailures.report(&rep)
 	rep.Series = e.series(ctx)
 	rep.Concurrency = e.cfg.Concurrency
+	rep.Model, rep.Costs = e.cfg.Model, e.cfg.Costs
 	c.throughput(&rep)
 	if e.faults != nil {
 		fc := e.faults.Counts()
