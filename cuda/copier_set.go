@@ -8,7 +8,12 @@ import (
 
 // KernelDescs is the number of descriptors kernel mode writes for a copy
 // of bytes bytes (none for an empty one).
-func KernelDescs(bytes int64) int { return countChunks([]Copy{{Bytes: bytes}}, kernelChunk) }
+func KernelDescs(bytes int64) int {
+	if bytes <= 0 {
+		return 0
+	}
+	return int((bytes + kernelChunk - 1) / kernelChunk)
+}
 
 // A DescSet is one set of kernel-mode copies described ahead of its
 // launch, part by part, by the goroutines that find the copies, so that

@@ -90,11 +90,12 @@ func (d *setScratch) describe(items []pageItem, lo, hi int, kind cuda.CopyKind, 
 // begin begins set, the copies of items (placed) for kind in calls
 // store calls, and records where each item's descriptors end in it.
 func (d *setScratch) begin(set *cuda.DescSet, items []pageItem, kind cuda.CopyKind, calls int) error {
-	n := 0
+	n, per, last := 0, 0, (*PagePool)(nil)
 	for i, it := range items {
-		for _, rb := range it.pool.group.RegionBytes {
-			n += cuda.KernelDescs(rb)
+		if it.pool != last {
+			per, last = pageDescs(it.pool), it.pool
 		}
+		n += per
 		d.dends[i] = n
 	}
 	k := len(items)
@@ -102,6 +103,15 @@ func (d *setScratch) begin(set *cuda.DescSet, items []pageItem, kind cuda.CopyKi
 		return fmt.Errorf("describing a set of %d pages: %w", k, err)
 	}
 	return nil
+}
+
+// pageDescs is the descriptors of a page of p in kernel mode.
+func pageDescs(p *PagePool) int {
+	n := 0
+	for _, rb := range p.group.RegionBytes {
+		n += cuda.KernelDescs(rb)
+	}
+	return n
 }
 
 // descStart is where item i's descriptors start in a described set.
