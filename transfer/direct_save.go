@@ -29,11 +29,10 @@ func (c *saveCall) startReserve(ctx context.Context) (*setWork, error) {
 		return nil, err
 	}
 	s.items = append(s.items[:0], batch...)
-	s.scratch.place(s.items)
-	if s.descs != nil {
-		if err := s.scratch.begin(s.descs, s.items, cuda.DeviceToHost, callsOf(len(batch), l.geo.Slots)); err != nil {
-			return nil, err
-		}
+	if s.descs == nil {
+		s.scratch.place(s.items)
+	} else if err := s.scratch.placeDescribed(s.descs, s.items, cuda.DeviceToHost, callsOf(len(batch), l.geo.Slots)); err != nil {
+		return nil, err
 	}
 	return &setWork{set: s, task: c.reserveChunks(ctx, s, len(batch)), chunk: l.geo.Slots}, nil
 }

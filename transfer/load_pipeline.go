@@ -66,11 +66,10 @@ func (c *loadCall) start(ctx context.Context, lookup lookupFunc) (*setWork, erro
 		return nil, err
 	}
 	s.items = append(s.items[:0], batch...)
-	s.scratch.place(s.items)
-	if s.descs != nil {
-		if err := s.scratch.begin(s.descs, s.items, cuda.HostToDevice, callsOf(len(batch), c.l.geo.Slots)); err != nil {
-			return nil, err
-		}
+	if s.descs == nil {
+		s.scratch.place(s.items)
+	} else if err := s.scratch.placeDescribed(s.descs, s.items, cuda.HostToDevice, callsOf(len(batch), c.l.geo.Slots)); err != nil {
+		return nil, err
 	}
 	task, chunk := lookup(ctx, s, len(batch))
 	c.p.clk.lap(stats.PhaseDescribe)

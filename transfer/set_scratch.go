@@ -87,16 +87,19 @@ func (d *setScratch) describe(items []pageItem, lo, hi int, kind cuda.CopyKind, 
 	}
 }
 
-// begin begins set, the copies of items (placed) for kind in calls
-// store calls, and records where each item's descriptors end in it.
-func (d *setScratch) begin(set *cuda.DescSet, items []pageItem, kind cuda.CopyKind, calls int) error {
-	n, per, last := 0, 0, (*PagePool)(nil)
+// placeDescribed is place for a set whose store calls write its
+// descriptors: it also records where each item's descriptors end in
+// set, and begins set for kind in calls store calls.
+func (d *setScratch) placeDescribed(set *cuda.DescSet, items []pageItem, kind cuda.CopyKind, calls int) error {
+	d.fit(len(items))
+	end, off, n, per, last := 0, int64(0), 0, 0, (*PagePool)(nil)
 	for i, it := range items {
 		if it.pool != last {
 			per, last = pageDescs(it.pool), it.pool
 		}
-		n += per
-		d.dends[i] = n
+		end, n = end+it.regions(), n+per
+		d.ends[i], d.offs[i], d.dends[i] = end, off, n
+		off += it.bytes
 	}
 	k := len(items)
 	if err := set.Begin(kind, calls, n, d.offs[k-1]+items[k-1].bytes); err != nil {
