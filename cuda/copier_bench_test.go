@@ -46,3 +46,57 @@ func BenchmarkKernelSetHostWork(b *testing.B) {
 		encodeChunks(slot.mem.Bytes(), HostToDevice, copies, runs, kernelChunk)
 	}
 }
+
+// BenchmarkDescSetHostWork measures the same set's host work described
+// ahead (DescSet): the parts' descriptors, 64 pages each as direct store
+// calls write them ("parts", on the crew), then the joining of the
+// parts' runs that is left to the goroutine that launches ("launch").
+func BenchmarkDescSetHostWork(b *testing.B) {
+	d := newHostDevice("")
+	defer d.Close()
+	const regions, regionBytes, partLen = 8192, 2 << 10, 128
+	host, err := d.AllocHost(regions * regionBytes)
+	if err != nil {
+		b.Fatal(err)
+	}
+	gpu, err := d.Alloc(regions * regionBytes)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, err := NewCopier(d, ModeKernel)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	copies := make([]Copy, regions)
+	for i := range copies {
+		p, r := i/2, i%2
+		copies[i] = Copy{Src: host.Ptr().Add(int64(i) * regionBytes), Dst: gpu.Add(int64(r*regions/2+p) * regionBytes), Bytes: regionBytes}
+	}
+	set, err := c.NewDescSet()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer set.Close()
+	describe := func() {
+		if err := set.Begin(HostToDevice, regions/partLen, regions, regions*regionBytes); err != nil {
+			b.Fatal(err)
+		}
+		for j := range regions / partLen {
+			set.Describe(j, j*partLen, int64(j*partLen)*regionBytes, copies[j*partLen:(j+1)*partLen])
+		}
+	}
+	b.Run("parts", func(b *testing.B) {
+		for b.Loop() {
+			describe()
+		}
+	})
+	b.Run("launch", func(b *testing.B) {
+		describe()
+		for b.Loop() {
+			if dma := set.joinRuns(); len(dma) != 1 {
+				b.Fatalf("joinRuns() = %d run copies, want 1", len(dma))
+			}
+		}
+	})
+}

@@ -22,7 +22,11 @@
 // ring of mapped pinned buffers, and runs of adjacent host regions of at
 // least 1 MiB can move with the copy engine through device bounce buffers
 // (SetBounce), moved on a stream of their own while the kernel of the
-// next or last call runs (SetOverlap). Discover lists GPUs through NVML (libnvidia-ml.so.1, bound
+// next or last call runs (SetOverlap). A DescSet is a kernel-mode set of
+// copies described ahead, part by part and from several goroutines, into
+// buffers of its own (each run's host side at its copy's place in the
+// set's bounce buffer, runs across parts joined at launch), which
+// Copier.LaunchSet launches. Discover lists GPUs through NVML (libnvidia-ml.so.1, bound
 // at run time through purego as the driver is) or, failing that, through
 // the CUDA driver.
 package cuda

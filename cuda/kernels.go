@@ -111,6 +111,9 @@ func copyRegionsKernel(name string) func(*hostSpace, []uint64) error {
 			wg.Go(func() {
 				for i := w; i < len(descs); i += workers {
 					c := descs[i]
+					if c.Bytes == 0 { // moves nothing, as on the device
+						continue
+					}
 					if err := space.copy(anyCopy, c.Dst, c.Src, c.Bytes); err != nil {
 						errs[w] = fmt.Errorf("%s: region %d: %w", name, i, err)
 						return

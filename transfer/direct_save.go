@@ -29,16 +29,21 @@ func (c *saveCall) startReserve(ctx context.Context) (*setWork, error) {
 		return nil, err
 	}
 	s.items = append(s.items[:0], batch...)
+	if s.descs == nil {
+		s.scratch.place(s.items)
+	} else if err := s.scratch.placeDescribed(s.descs, s.items, cuda.DeviceToHost, callsOf(len(batch), l.geo.Slots)); err != nil {
+		return nil, err
+	}
 	return &setWork{set: s, task: c.reserveChunks(ctx, s, len(batch)), chunk: l.geo.Slots}, nil
 }
 
 // reserveChunks posts the reservations of set s's k pages to the crew in
 // batches of Slots pages (one Reserve call each), which translate the
-// places to device addresses, describe the gathers into them and flag the
+// places to device addresses, describe the gathers into them (and, in
+// kernel mode, write their descriptors into s.descs) and flag the
 // batches with a page not reserved; s keeps the reservations.
 func (c *saveCall) reserveChunks(ctx context.Context, s *slotSet, k int) *crew.Task {
 	l, d := c.s.lane, s.scratch
-	d.place(s.items)
 	first := len(s.reserved)
 	s.reserved = append(s.reserved, make([]pool.Reservation, (k+l.geo.Slots-1)/l.geo.Slots)...)
 	return chunkCalls(l.crew, k, l.geo.Slots, func(j, lo, hi int) error {
@@ -55,6 +60,9 @@ func (c *saveCall) reserveChunks(ctx context.Context, s *slotSet, k int) *crew.T
 		clear(d.vals[lo:hi])
 		d.short[j] = slices.ContainsFunc(d.codes[lo:hi], func(code pool.Code) bool { return code != pool.OK })
 		d.describe(s.items, lo, hi, cuda.DeviceToHost, func(i int) bool { return d.codes[i] == pool.OK })
+		if s.descs != nil {
+			d.describeSet(s.descs, s.items, j, lo, hi)
+		}
 		return err
 	})
 }
@@ -99,6 +107,9 @@ func (c *saveCall) gather(w *setWork) error {
 		return nil
 	}
 	c.p.clk.lap(stats.PhaseDescribe)
+	if s.descs != nil {
+		return c.p.launch(s, stats.PhaseStage)
+	}
 	return c.p.submit(s, cuda.DeviceToHost, s.scratch.gathers, stats.PhaseStage)
 }
 

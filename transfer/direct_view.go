@@ -11,8 +11,9 @@ import (
 // viewChunks posts the lookups of set s's k pages in the pool's arenas to
 // the crew in batches of Slots pages (one ViewBatch call each), which
 // translate the views to device addresses, describe the copies of the
-// pages found whole and flag the batches with a page that was not; s
-// keeps the releases, which end the views once its copies finished.
+// pages found whole (and, in kernel mode, write their descriptors into
+// s.descs) and flag the batches with a page that was not; s keeps the
+// releases, which end the views once its copies finished.
 func (c *loadCall) viewChunks(_ context.Context, s *slotSet, k int) (*crew.Task, int) {
 	arenas, d := c.l.arenas, s.scratch
 	chunk := c.l.geo.Slots
@@ -32,6 +33,9 @@ func (c *loadCall) viewChunks(_ context.Context, s *slotSet, k int) (*crew.Task,
 		}
 		clear(d.vals[lo:hi])
 		d.describe(s.items, lo, hi, cuda.HostToDevice, func(int) bool { return true })
+		if s.descs != nil {
+			d.describeSet(s.descs, s.items, j, lo, hi)
+		}
 		return err
 	}), chunk
 }

@@ -65,9 +65,11 @@
 // phases of a load are resolve (validate page references), fence (the
 // stream waits for each job's Fence event: the pages' previous use),
 // get (waiting for the set's store calls: pool Get into staging, or views
-// in direct mode; the calls also describe the copies), describe (drop
-// the copies of failed requests), unstage (queue the copies to the GPU
-// pages with the copy mode) and sync (waiting for the device). A page
+// in direct mode; the calls also describe the copies, and in direct
+// kernel mode write their descriptors), describe (take the next sets'
+// pages and queue their calls; drop the copies of failed requests),
+// unstage (queue the copies to the GPU pages with the copy mode) and sync
+// (waiting for the device). A page
 // whose Get result is not its page size (missing, evicted) fails its
 // request: the key is listed in LoadResult.Missing, the request's pages
 // in the same set are not copied and its later pages are skipped; pages
@@ -102,6 +104,17 @@
 // finished. A request with a page missing fails as a whole: its pages in
 // the same set are not copied.
 //
+// In kernel mode a direct set's store calls also write the kernel's
+// descriptors (cuda.DescSet, one per set): each call its pages' share,
+// at offsets the goroutine laid out when it took the set's pages (the
+// pages' descriptors one after the other), pages not found or not
+// reserved as empty descriptors, runs of adjacent pool values at their
+// place in the set's own bounce buffer. The goroutine queueing the
+// device's work then only joins the runs that cross calls, empties the
+// descriptors of requests that failed (loads) and launches: the set's
+// host work runs on the crew, beside the device's copies of the set
+// before.
+//
 // # Statistics
 //
 // Per-phase wall times, CPU times (Linux, CLOCK_THREAD_CPUTIME_ID) and
@@ -109,9 +122,10 @@
 // is read. Wall times are those of the goroutine running the call (which
 // stays on its thread for the call) and add up to the call's time. The
 // phases overlap other work: get and put are the time that goroutine
-// waits for a set's store calls, which run on the crew while it
-// describes and queues the other set's copies (describe, unstage,
-// stage), and while the device copies; sync is only the time spent
+// waits for a set's store calls, which run on the crew (describing the
+// set's copies, and in direct kernel mode writing its descriptors) while
+// it queues the other set's copies (describe, unstage, stage), and while
+// the device copies; sync is only the time spent
 // waiting for the device (for a set to free up, and at the end). The CPU
 // time of get and put is that of every thread that ran the set's store
 // calls, so it may exceed the wall time. The device's own

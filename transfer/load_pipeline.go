@@ -66,7 +66,11 @@ func (c *loadCall) start(ctx context.Context, lookup lookupFunc) (*setWork, erro
 		return nil, err
 	}
 	s.items = append(s.items[:0], batch...)
-	s.scratch.place(s.items)
+	if s.descs == nil {
+		s.scratch.place(s.items)
+	} else if err := s.scratch.placeDescribed(s.descs, s.items, cuda.HostToDevice, callsOf(len(batch), c.l.geo.Slots)); err != nil {
+		return nil, err
+	}
 	task, chunk := lookup(ctx, s, len(batch))
 	c.p.clk.lap(stats.PhaseDescribe)
 	c.sets++
@@ -127,6 +131,9 @@ func (c *loadCall) finishLookups(w *setWork) error {
 // described by its lookups' goroutines.
 func (c *loadCall) unstage(w *setWork) error {
 	s := w.set
+	if s.descs != nil {
+		return c.launchDescribed(s)
+	}
 	k := len(s.items)
 	failed := func(it pageItem) bool { return c.failed[it.job] }
 	copies := s.scratch.all(k)
@@ -136,6 +143,26 @@ func (c *loadCall) unstage(w *setWork) error {
 	}
 	c.p.clk.lap(stats.PhaseDescribe)
 	return c.p.submit(s, cuda.HostToDevice, copies, stats.PhaseUnstage)
+}
+
+// launchDescribed drops the descriptors of set s's pages of requests
+// that failed, written by its lookups, and launches the rest.
+func (c *loadCall) launchDescribed(s *slotSet) error {
+	failed := func(it pageItem) bool { return c.failed[it.job] }
+	if c.anyFailed && slices.ContainsFunc(s.items, failed) {
+		d := s.scratch
+		for i, it := range s.items {
+			if !failed(it) {
+				continue
+			}
+			if err := s.descs.Drop(d.descStart(i), d.dends[i]-d.descStart(i)); err != nil {
+				return err
+			}
+		}
+		s.items = slices.DeleteFunc(s.items, failed)
+	}
+	c.p.clk.lap(stats.PhaseDescribe)
+	return c.p.launch(s, stats.PhaseUnstage)
 }
 
 // countLanded adds pages whose copies finished to their results.

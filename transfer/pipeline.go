@@ -30,6 +30,9 @@ type slotSet struct {
 	// reserved holds the values the copies write in place until they are
 	// committed (direct saves); finish aborts what is still reserved.
 	reserved []pool.Reservation
+	// descs is a direct set's copies in kernel mode, whose descriptors
+	// the store calls write (nil otherwise).
+	descs *cuda.DescSet
 }
 
 func newSlotSet(dev cuda.Device, buffer int, timed bool) (*slotSet, error) {
@@ -67,6 +70,9 @@ func (s *slotSet) destroy() error {
 	var errs []error
 	if s.start != nil {
 		errs = append(errs, s.start.Destroy())
+	}
+	if s.descs != nil {
+		errs = append(errs, s.descs.Close())
 	}
 	return errors.Join(append(errs, s.done.Destroy())...)
 }
@@ -143,6 +149,18 @@ func (p *pipeline) complete(s *slotSet) {
 // submit queues copies of set s's batch, charged to phase; s.items must
 // already name the batch's pages.
 func (p *pipeline) submit(s *slotSet, kind cuda.CopyKind, copies []cuda.Copy, phase stats.Phase) error {
+	return p.queue(s, func() error { return p.l.copier.Copy(p.l.stream, kind, copies) }, phase)
+}
+
+// launch queues the copies of set s, described by its store calls
+// (s.descs), charged to phase.
+func (p *pipeline) launch(s *slotSet, phase stats.Phase) error {
+	return p.queue(s, func() error { return p.l.copier.LaunchSet(p.l.stream, s.descs) }, phase)
+}
+
+// queue queues set s's copies with copy between its events, charged to
+// phase.
+func (p *pipeline) queue(s *slotSet, copy func() error, phase stats.Phase) error {
 	l := p.l
 	s.busy, p.last, p.dirty = true, s, true
 	var err error
@@ -152,7 +170,7 @@ func (p *pipeline) submit(s *slotSet, kind cuda.CopyKind, copies []cuda.Copy, ph
 		}
 	}
 	if err == nil {
-		err = l.copier.Copy(l.stream, kind, copies)
+		err = copy()
 	}
 	if err == nil {
 		err = l.copier.Record(s.done, l.stream)

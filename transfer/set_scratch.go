@@ -1,6 +1,8 @@
 package transfer
 
 import (
+	"fmt"
+
 	"github.com/kvctl/kvctl/cuda"
 	"github.com/kvctl/kvctl/pool"
 )
@@ -27,6 +29,9 @@ type setScratch struct {
 	// store calls: item i's are copies[ends[i-1]:ends[i]].
 	copies []cuda.Copy
 	ends   []int
+	// dends are where each item's descriptors end in a described set
+	// (direct, kernel mode): item i's are [dends[i-1], dends[i]).
+	dends []int
 	// short flags the set's store calls with a page not found whole
 	// (loads) or not reserved (direct saves).
 	short []bool
@@ -50,6 +55,7 @@ func (d *setScratch) fit(n int) {
 	d.keys, d.items, d.vals = make([]string, n), make([]pool.PutItem, n), make([][]byte, n)
 	d.codes, d.n, d.offs, d.ptrs = make([]pool.Code, n), make([]int64, n), make([]int64, n), make([]cuda.DevPtr, n)
 	d.copies, d.ends, d.short = make([]cuda.Copy, n*d.regions), make([]int, n), make([]bool, n)
+	d.dends = make([]int, n)
 }
 
 // place makes room for items and records where each of their copies go
@@ -66,13 +72,64 @@ func (d *setScratch) place(items []pageItem) {
 }
 
 // describe writes the copies of items[lo:hi] whose places (d.ptrs) are
-// known and for which ok says so, for kind.
+// known and for which ok says so, for kind, and holes (cuda.IsHole) for
+// the others.
 func (d *setScratch) describe(items []pageItem, lo, hi int, kind cuda.CopyKind, ok func(i int) bool) {
 	for i := lo; i < hi; i++ {
+		dst := d.copies[d.ends[i]-items[i].regions() : d.ends[i]]
 		if d.ptrs[i] != 0 && ok(i) {
-			describePage(d.copies[d.ends[i]-items[i].regions():d.ends[i]], items[i], d.ptrs[i], kind)
+			describePage(dst, items[i], d.ptrs[i], kind)
+			continue
+		}
+		for r, rb := range items[i].pool.group.RegionBytes {
+			dst[r] = cuda.Copy{Bytes: rb}
 		}
 	}
+}
+
+// placeDescribed is place for a set whose store calls write its
+// descriptors: it also records where each item's descriptors end in
+// set, and begins set for kind in calls store calls.
+func (d *setScratch) placeDescribed(set *cuda.DescSet, items []pageItem, kind cuda.CopyKind, calls int) error {
+	d.fit(len(items))
+	end, off, n, per, last := 0, int64(0), 0, 0, (*PagePool)(nil)
+	for i, it := range items {
+		if it.pool != last {
+			per, last = pageDescs(it.pool), it.pool
+		}
+		end, n = end+it.regions(), n+per
+		d.ends[i], d.offs[i], d.dends[i] = end, off, n
+		off += it.bytes
+	}
+	k := len(items)
+	if err := set.Begin(kind, calls, n, d.offs[k-1]+items[k-1].bytes); err != nil {
+		return fmt.Errorf("describing a set of %d pages: %w", k, err)
+	}
+	return nil
+}
+
+// pageDescs is the descriptors of a page of p in kernel mode.
+func pageDescs(p *PagePool) int {
+	n := 0
+	for _, rb := range p.group.RegionBytes {
+		n += cuda.KernelDescs(rb)
+	}
+	return n
+}
+
+// descStart is where item i's descriptors start in a described set.
+func (d *setScratch) descStart(i int) int {
+	if i == 0 {
+		return 0
+	}
+	return d.dends[i-1]
+}
+
+// describeSet writes the descriptors of items[lo:hi], whose copies are
+// described, as part j of set.
+func (d *setScratch) describeSet(set *cuda.DescSet, items []pageItem, j, lo, hi int) {
+	first := d.ends[lo] - items[lo].regions()
+	set.Describe(j, d.descStart(lo), d.offs[lo], d.copies[first:d.ends[hi-1]])
 }
 
 // all is every copy of the set's k pages.
