@@ -21,15 +21,7 @@ const getCallPages = 64
 // op is one call; ns/item is the wall time per value and cpu-ns/item the
 // process's CPU time per value.
 func BenchmarkGetStagingGiB4KiB(b *testing.B) {
-	s, err := New(Options{Capacity: (1 << 30) * 5 / 4, Eviction: EvictManual})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
-	keys := benchKeys(gibPages)
-	if err := putRound(s, keys, make([]byte, 16<<20)); err != nil {
-		b.Fatal(err)
-	}
+	s, keys := newGiBStore(b)
 	staging := make([]byte, 64<<20)
 	clear(staging)
 	b.SetBytes(getCallPages * pageSize)
@@ -80,4 +72,48 @@ func getRound(s *Store, keys []string, staging []byte, calls int) error {
 	wg.Wait()
 	close(errs)
 	return <-errs
+}
+
+// newGiBStore is a store holding a GiB of 4 KiB values under the keys kvctl
+// bench spells, and those keys.
+func newGiBStore(b *testing.B) (*Store, []string) {
+	s, err := New(Options{Capacity: (1 << 30) * 5 / 4, Eviction: EvictManual})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	keys := benchKeys(gibPages)
+	if err := putRound(s, keys, make([]byte, 16<<20)); err != nil {
+		b.Fatal(err)
+	}
+	return s, keys
+}
+
+// BenchmarkLookupGiB looks up getCallPages keys a call, in order, in an
+// index of a GiB of 4 KiB values under the bench's keys, as a Get does in
+// phases (lookupAllPublished) and one key at a time: whether the phases'
+// probes overlap at that size. ns/key is the time per key.
+func BenchmarkLookupGiB(b *testing.B) {
+	s, keys := newGiBStore(b)
+	objs := make([]*object, getCallPages)
+	lookups := map[string]func(keys []string){
+		"phases": func(keys []string) { s.lookupAllPublished(keys, objs) },
+		"one-by-one": func(keys []string) {
+			for i, k := range keys {
+				objs[i] = s.lookupPublished(k)
+			}
+		},
+	}
+	for _, name := range []string{"phases", "one-by-one"} {
+		b.Run(name, func(b *testing.B) {
+			for i := 0; b.Loop(); i++ {
+				off := i * getCallPages % len(keys)
+				lookups[name](keys[off : off+getCallPages])
+				if objs[0] == nil {
+					b.Fatalf("lookup(%s) = nil, want its object", keys[off])
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*getCallPages), "ns/key")
+		})
+	}
 }
