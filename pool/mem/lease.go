@@ -45,8 +45,8 @@ func (s *Store) drawShard() uint32 {
 
 // leaseScratch is one call's lookups and walk order, recycled.
 type leaseScratch struct {
-	objs  []*object
-	order []uint64
+	objs       []*object
+	order, tmp []uint64
 }
 
 var leaseScratches = sync.Pool{New: func() any { return new(leaseScratch) }}
@@ -92,7 +92,8 @@ func (s *Store) grantLeases(objs []*object, sc *leaseScratch) {
 			rank := (start + MetadataShards - s.shardOf(objs[i])) % MetadataShards
 			order[j] = uint64(rank)<<32 | i
 		}
-		slices.Sort(order)
+		sc.tmp = slices.Grow(sc.tmp[:0], len(order))
+		sortWalk(order, sc.tmp)
 	}
 	g := s.beginGrants()
 	for _, v := range order {

@@ -8,7 +8,9 @@ package mem
 // steps: every key is packed (no memory waits), then every packed key is
 // probed, then every object found is checked for being published, so that
 // several probes' misses are in flight at once. In the whole-trace replay
-// this halves the time spent in the index's lookups.
+// this halves the time spent in the index's lookups; keys looked up in the
+// order they were put, as a transfer's pages are, gain nothing from it
+// (BenchmarkLookupGiB).
 
 // lookupRun is how many keys a phase covers: enough to keep the misses of
 // a processor's window in flight, small enough for the packed keys to

@@ -75,11 +75,12 @@ func (s *Store) Get(ctx context.Context, keys []string, bufs [][]byte, n []int64
 	if len(bufs) != len(keys) {
 		return &pool.Error{Code: pool.InvalidParams, Op: "get", Err: errLengths(len(keys), len(bufs), "buffers")}
 	}
-	held := make([]*object, len(keys))
-	if err := s.holdForGet(ctx, keys, bufs, n, held); err != nil {
+	sc := getLeaseScratch(len(keys))
+	defer putLeaseScratch(sc)
+	if err := s.holdForGet(ctx, keys, bufs, n, sc); err != nil {
 		return err
 	}
-	for i, o := range held {
+	for i, o := range sc.objs {
 		if o != nil {
 			copyValue(bufs[i], o.bytes())
 			n[i] = o.size
@@ -89,30 +90,37 @@ func (s *Store) Get(ctx context.Context, keys []string, bufs [][]byte, n []int64
 	return nil
 }
 
-// holdForGet looks the keys up, leases them and marks the readable ones as
-// being read.
-func (s *Store) holdForGet(ctx context.Context, keys []string, bufs [][]byte, n []int64, held []*object) error {
+// holdForGet looks the keys up into sc.objs, leases them and marks the
+// readable ones as being read; it leaves sc.objs holding those only.
+func (s *Store) holdForGet(ctx context.Context, keys []string, bufs [][]byte, n []int64, sc *leaseScratch) error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if err := s.begin(ctx, "get", len(keys), len(n)); err != nil {
 		return err
 	}
-	sc := getLeaseScratch(len(keys))
-	defer putLeaseScratch(sc)
 	s.lookupAllPublished(keys, sc.objs)
 	for i, o := range sc.objs {
 		switch {
 		case o == nil:
 			n[i] = int64(pool.ObjectNotFound)
-		case s.opts.MetadataOnly || int64(len(bufs[i])) < o.size:
+		case !s.readable(o, bufs[i]):
 			n[i] = int64(pool.InvalidParams)
 		default:
 			o.readers.Add(1)
-			held[i] = o
 		}
 	}
 	s.grantLeases(sc.objs, sc)
+	for i, o := range sc.objs {
+		if o != nil && !s.readable(o, bufs[i]) {
+			sc.objs[i] = nil
+		}
+	}
 	return nil
+}
+
+// readable says whether Get can copy o into buf.
+func (s *Store) readable(o *object, buf []byte) bool {
+	return !s.opts.MetadataOnly && int64(len(buf)) >= o.size
 }
 
 // List calls fn for every published key starting with prefix. It grants
