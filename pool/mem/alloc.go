@@ -102,13 +102,14 @@ type extent struct {
 // one arena, one buffer a device can register. In metadata-only mode no
 // bytes exist and the segment is a single arena: one contiguous range, as
 // upstream's. Once the store is shared, mu guards every field but the
-// constant name, capacity, arenaSize and noBytes.
+// constant name, capacity, arenaSize, noBytes and populate.
 type segment struct {
 	mu        sync.Mutex
 	name      string
 	capacity  int64
 	arenaSize int64
 	noBytes   bool
+	populate  func(mem []byte) // populateArena; tests watch it
 	arenas    []arena
 	openedEnd int64 // where the address space no arena covers begins
 	used      int64 // bytes allocated: the objects' allocation sizes
@@ -135,6 +136,7 @@ func newSegment(name string, capacity, arenaSize int64, noBytes bool) *segment {
 		capacity:  capacity,
 		arenaSize: min(arenaSize, capacity),
 		noBytes:   noBytes,
+		populate:  populateArena,
 		byStart:   map[int64]*extent{},
 		byEnd:     map[int64]*extent{},
 	}
@@ -151,8 +153,10 @@ func (g *segment) arenaOf(off int64) int {
 }
 
 // alloc reserves n bytes (a multiple of Granule), reusing free space before
-// opening a new arena; ok is false when the segment has no room.
-func (g *segment) alloc(n int64) (off int64, ok bool) {
+// opening a new arena; ok is false when the segment has no room. An arena
+// it opens is populated ahead when populate says the bytes are large
+// values (populateMin).
+func (g *segment) alloc(n int64, populate bool) (off int64, ok bool) {
 	if n > g.capacity {
 		return 0, false
 	}
@@ -160,7 +164,7 @@ func (g *segment) alloc(n int64) (off int64, ok bool) {
 		return g.carve(e, n), true
 	}
 	for g.openedEnd < g.capacity {
-		if e := g.openArena(n); e.size >= n {
+		if e := g.openArena(n, populate); e.size >= n {
 			return g.carve(e, n), true
 		}
 	}
@@ -198,9 +202,13 @@ func (g *segment) firstNonEmpty(from int) int {
 }
 
 // openArena opens the next arena, large enough for n bytes where the
-// segment has room, and returns its free extent.
-func (g *segment) openArena(n int64) *extent {
+// segment has room, and returns its free extent; with populate, its pages
+// are mapped ahead (populateArena).
+func (g *segment) openArena(n int64, populate bool) *extent {
 	start, end := g.openRaw(max(n, g.arenaSize))
+	if populate && !g.noBytes {
+		g.populate(g.arenas[len(g.arenas)-1].mem)
+	}
 	return g.insert(start, end-start)
 }
 

@@ -56,7 +56,7 @@ func TestSegmentOpensArenasLazily(t *testing.T) {
 	}
 	var offs []int64
 	for range 4 {
-		off, ok := g.alloc(2048)
+		off, ok := g.alloc(2048, false)
 		if !ok {
 			t.Fatalf("alloc(2048) failed with %d used", g.used)
 		}
@@ -65,18 +65,18 @@ func TestSegmentOpensArenasLazily(t *testing.T) {
 	if len(g.arenas) != 2 || g.openedEnd != 8192 {
 		t.Errorf("after 8 KiB, %d arenas up to %d, want 2 up to 8192", len(g.arenas), g.openedEnd)
 	}
-	if off, ok := g.alloc(4096); ok {
+	if off, ok := g.alloc(4096, false); ok {
 		t.Errorf("alloc(4096) in the 2 KiB left = %d, want failure", off)
 	}
-	if _, ok := g.alloc(2048); !ok {
+	if _, ok := g.alloc(2048, false); !ok {
 		t.Errorf("alloc(2048) in the 2 KiB last arena failed")
 	}
-	if _, ok := g.alloc(64); ok {
+	if _, ok := g.alloc(64, false); ok {
 		t.Errorf("alloc(64) in a full segment succeeded")
 	}
 	g.free(offs[1], 2048)
 	g.free(offs[0], 2048)
-	if off, ok := g.alloc(4096); !ok || off != 0 {
+	if off, ok := g.alloc(4096, false); !ok || off != 0 {
 		t.Errorf("alloc(4096) after freeing arena 0 = %d, %t, want 0, true", off, ok)
 	}
 	checkSegment(t, g)
@@ -87,8 +87,8 @@ func TestSegmentOpensArenasLazily(t *testing.T) {
 // every allocation lie in one arena.
 func TestSegmentOpensArenaOfObjectSize(t *testing.T) {
 	g := newSegment("s", 64*1024, 4096, false)
-	small, _ := g.alloc(1024)
-	big, ok := g.alloc(20 * 1024)
+	small, _ := g.alloc(1024, false)
+	big, ok := g.alloc(20*1024, false)
 	if !ok {
 		t.Fatalf("alloc(20 KiB) in a 64 KiB segment of 4 KiB arenas failed")
 	}
@@ -99,7 +99,7 @@ func TestSegmentOpensArenaOfObjectSize(t *testing.T) {
 	if small != 0 || big != 4096 || len(g.arenaAt(big).bytes(big, 20*1024)) != 20*1024 {
 		t.Errorf("offsets = %d, %d, want 0, 4096 with 20 KiB of bytes", small, big)
 	}
-	if _, ok := g.alloc(48 * 1024); ok {
+	if _, ok := g.alloc(48*1024, false); ok {
 		t.Errorf("alloc(48 KiB) with 40 KiB unopened succeeded")
 	}
 	checkSegment(t, g)
@@ -123,7 +123,7 @@ func TestSegmentMetadataOnlyIsContiguous(t *testing.T) {
 		g := newSegment("s", tt.capacity, DefaultArenaSize, true)
 		got := 0
 		for {
-			if _, ok := g.alloc(tt.n); !ok {
+			if _, ok := g.alloc(tt.n, false); !ok {
 				break
 			}
 			got++
@@ -149,7 +149,7 @@ func TestSegmentNoAllocationCrossesArenas(t *testing.T) {
 			continue
 		}
 		n := alignUp(1 + rng.Int64N(5*1024))
-		off, ok := g.alloc(n)
+		off, ok := g.alloc(n, false)
 		if !ok {
 			continue
 		}
@@ -177,7 +177,7 @@ func TestSegmentReusesExactFreedSize(t *testing.T) {
 	g := newSegment("s", 4*n, 4*n, true)
 	var offs []int64
 	for {
-		off, ok := g.alloc(n)
+		off, ok := g.alloc(n, false)
 		if !ok {
 			break
 		}
@@ -187,7 +187,7 @@ func TestSegmentReusesExactFreedSize(t *testing.T) {
 		t.Fatalf("alloc(%d) fitted %d times, want 4", n, len(offs))
 	}
 	g.free(offs[2], n)
-	if off, ok := g.alloc(n); !ok || off != offs[2] {
+	if off, ok := g.alloc(n, false); !ok || off != offs[2] {
 		t.Errorf("alloc(%d) after freeing %d = %d, %t, want %d, true", n, offs[2], off, ok, offs[2])
 	}
 }

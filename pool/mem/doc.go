@@ -27,7 +27,10 @@
 // In byte mode a segment's memory is arenas (64 MiB by default), allocated
 // lazily, back to back, the first time an allocation needs one, so a 64 GiB
 // pool costs only what it holds; an arena is reused after eviction and
-// removal, never returned. An allocation larger than the arena size opens
+// removal, never returned. An arena opened for values of a page or more
+// has its pages mapped ahead on a goroutine of its own (Linux,
+// MADV_POPULATE_WRITE), so that their faults leave the goroutine that puts;
+// small values' arenas fault in as they fill (populate.go). An allocation larger than the arena size opens
 // an arena of its own size. Free space never spans two arenas, so every
 // object lies inside one arena, one buffer a GPU can register: Arenas
 // returns them. The free tail of an arena too small for the next object

@@ -41,7 +41,8 @@ func (s *Store) placeAll(objs []*object) int {
 
 // placeRun allocates sum bytes, the allocation sizes of run, as one
 // extent on the first segment with room from segment k on, and carves run
-// out of it. The segment holds the objects' sizes.
+// out of it. The segment holds the objects' sizes. An arena it opens for
+// values of populateMin bytes or more on average is populated ahead.
 func (s *Store) placeRun(run []*object, sum int64, k int) (int, bool) {
 	var held int64
 	for _, o := range run {
@@ -51,7 +52,7 @@ func (s *Store) placeRun(run []*object, sum int64, k int) (int, bool) {
 		seg := (k + i) % len(s.segs)
 		g := s.segs[seg]
 		g.mu.Lock()
-		off, ok := g.alloc(sum)
+		off, ok := g.alloc(sum, held >= populateMin*int64(len(run)))
 		var arena arenaView
 		if ok {
 			arena = g.arenaAt(off)

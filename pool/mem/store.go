@@ -108,7 +108,7 @@ func New(opts Options) (*Store, error) {
 	if o.Preallocate {
 		for _, g := range s.segs {
 			for g.openedEnd < g.capacity {
-				g.openArena(g.arenaSize)
+				g.openArena(g.arenaSize, false)
 			}
 		}
 	}

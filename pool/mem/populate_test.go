@@ -1,0 +1,46 @@
+package mem
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/kvctl/kvctl/pool"
+)
+
+// The arena that values of a page or more open is populated ahead; one
+// opened by small values, even many in one call, or a metadata-only
+// segment's, is not.
+func TestArenaPopulatedForLargeValues(t *testing.T) {
+	tests := []struct {
+		name         string
+		values, size int
+		metadataOnly bool
+		want         bool
+	}{
+		{"64 values of 128 bytes in a call", 64, 128, false, false},
+		{"one value of a page less 64 bytes", 1, populateMin - Granule, false, false},
+		{"one value of a page", 1, populateMin, false, true},
+		{"32 values of 64 KiB", 32, 64 << 10, false, true},
+		{"metadata only", 32, 64 << 10, true, false},
+	}
+	for _, tt := range tests {
+		s, err := New(Options{Capacity: 64 << 20, Segments: 1, ArenaSize: 8 << 20, Eviction: EvictManual, MetadataOnly: tt.metadataOnly})
+		if err != nil {
+			t.Fatal(err)
+		}
+		populated := 0
+		s.segs[0].populate = func([]byte) { populated++ }
+		items := make([]pool.PutItem, tt.values)
+		for i := range items {
+			items[i] = pool.PutItem{Key: fmt.Sprint("k", i), Value: make([]byte, tt.size)}
+		}
+		if err := s.Put(context.Background(), items, make([]pool.Code, len(items))); err != nil {
+			t.Fatalf("%s: Put = %v", tt.name, err)
+		}
+		if got := populated > 0; got != tt.want {
+			t.Errorf("%s: %d arenas populated, want populated %v", tt.name, populated, tt.want)
+		}
+		s.Close()
+	}
+}
