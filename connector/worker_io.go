@@ -153,6 +153,7 @@ func (w *Worker) saveBatch(ctx context.Context, saves []Transfer, start, end int
 		w.keys = append(w.keys, w.spell.page(p%len(w.slots), saves[p/len(w.slots)].Hash))
 	}
 	w.status = resize(w.status, len(w.keys))
+	t.Next(stats.PhasePut) // the exist is a store call of the put, timed as one of its runs
 	if err := w.exists(ctx, w.keys, w.status); err != nil {
 		return w.dropSaveBatch(ctx, err, len(w.keys))
 	}

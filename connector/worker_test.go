@@ -5,6 +5,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/kvctl/kvctl/cuda"
@@ -364,5 +365,33 @@ func TestSaveSkipsPresentPages(t *testing.T) {
 				t.Errorf("Remove(%q, force false) = %v, want %v", lg0, codes[0], tt.wantRemove)
 			}
 		})
+	}
+}
+
+// slowExistStore takes lag over every exist.
+type slowExistStore struct {
+	pool.Store
+	lag time.Duration
+}
+
+func (s slowExistStore) Exist(ctx context.Context, k []string, st []int) error {
+	time.Sleep(s.lag)
+	return s.Store.Exist(ctx, k, st)
+}
+
+// A save's exist is a store call of the put: its time counts in the put
+// phase, not in resolve (spelling the keys).
+func TestSaveExistTimedAsPut(t *testing.T) {
+	const lag = 30 * time.Millisecond
+	c := chainOf(t, 4, 0)
+	pages := newFakePages(testLayout, 1)
+	pages.fill(0, c.Hash(0))
+	w, st := newTestWorker(t, slowExistStore{Store: newMem(t), lag: lag}, pages, nil)
+	if err := w.WaitForSave(context.Background(), &Meta{Saves: []Transfer{{"a", 0, c.Hash(0), 0}}}); err != nil {
+		t.Fatal(err)
+	}
+	got := st.Save.Total().Phases
+	if resolve, put := got[stats.PhaseResolve].Wall, got[stats.PhasePut].Wall; resolve >= lag || put < lag {
+		t.Errorf("save phases: resolve %v, put %v; want the exist's %v in put", resolve, put, lag)
 	}
 }
