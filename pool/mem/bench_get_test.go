@@ -36,33 +36,40 @@ func BenchmarkGetStagingGiB4KiB(b *testing.B) {
 	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N*getCallPages), "cpu-ns/item")
 }
 
-// getRound makes calls Gets of getCallPages keys each, from GOMAXPROCS
-// goroutines taking the next call as they go: call c reads the keys after
-// c*getCallPages, round the list, into the next slots of staging, round
-// the ring.
+// getRound makes calls Gets of getCallPages keys each (eachCall): call c
+// reads the keys after c*getCallPages, round the list, into the next
+// slots of staging, round the ring.
 func getRound(s *Store, keys []string, staging []byte, calls int) error {
+	slots := len(staging) / pageSize
+	return eachCall(calls, func() func(c int) error {
+		bufs, n := make([][]byte, getCallPages), make([]int64, getCallPages)
+		return func(c int) error {
+			off := c * getCallPages % len(keys)
+			for i := range bufs {
+				at := (c*getCallPages + i) % slots * pageSize
+				bufs[i] = staging[at : at+pageSize]
+			}
+			err := s.Get(context.Background(), keys[off:off+getCallPages], bufs, n)
+			if err == nil && n[0] != pageSize {
+				err = fmt.Errorf("Get(%s) = %d bytes, want %d", keys[off], n[0], pageSize)
+			}
+			return err
+		}
+	})
+}
+
+// eachCall makes calls calls from GOMAXPROCS goroutines, each taking the
+// next call as it goes, with the call function newCaller gives it (its
+// own buffers), and returns the first error.
+func eachCall(calls int, newCaller func() func(c int) error) error {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	errs := make(chan error, runtime.GOMAXPROCS(0))
-	slots := len(staging) / pageSize
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
-			bufs, n := make([][]byte, getCallPages), make([]int64, getCallPages)
-			for {
-				c := int(next.Add(1)) - 1
-				if c >= calls {
-					return
-				}
-				off := c * getCallPages % len(keys)
-				for i := range bufs {
-					at := (c*getCallPages + i) % slots * pageSize
-					bufs[i] = staging[at : at+pageSize]
-				}
-				err := s.Get(context.Background(), keys[off:off+getCallPages], bufs, n)
-				if err == nil && n[0] != pageSize {
-					err = fmt.Errorf("Get(%s) = %d bytes, want %d", keys[off], n[0], pageSize)
-				}
-				if err != nil {
+			call := newCaller()
+			for c := int(next.Add(1)) - 1; c < calls; c = int(next.Add(1)) - 1 {
+				if err := call(c); err != nil {
 					errs <- err
 					return
 				}

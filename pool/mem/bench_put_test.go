@@ -3,9 +3,6 @@ package mem
 import (
 	"context"
 	"fmt"
-	"runtime"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -70,40 +67,25 @@ func BenchmarkPut4KiB(b *testing.B) {
 	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N*putCallPages), "cpu-ns/item")
 }
 
-// putRound puts keys, putCallPages per call, from GOMAXPROCS goroutines
-// taking the next call's keys as they go; each value is the next 4 KiB of
-// src, round the ring.
+// putRound puts keys, putCallPages per call (eachCall); each value is the
+// next 4 KiB of src, round the ring.
 func putRound(s *Store, keys []string, src []byte) error {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	errs := make(chan error, runtime.GOMAXPROCS(0))
-	for range runtime.GOMAXPROCS(0) {
-		wg.Go(func() {
-			items := make([]pool.PutItem, putCallPages)
-			codes := make([]pool.Code, putCallPages)
-			for {
-				off := int(next.Add(putCallPages)) - putCallPages
-				if off >= len(keys) {
-					return
-				}
-				for i := range items {
-					at := (off + i) * pageSize % len(src)
-					items[i] = pool.PutItem{Key: keys[off+i], Value: src[at : at+pageSize]}
-				}
-				err := s.Put(context.Background(), items, codes)
-				if err == nil && codes[0] != pool.OK {
-					err = fmt.Errorf("Put(%s) = %v, want OK", items[0].Key, codes[0])
-				}
-				if err != nil {
-					errs <- err
-					return
-				}
+	return eachCall(len(keys)/putCallPages, func() func(c int) error {
+		items := make([]pool.PutItem, putCallPages)
+		codes := make([]pool.Code, putCallPages)
+		return func(c int) error {
+			off := c * putCallPages
+			for i := range items {
+				at := (off + i) * pageSize % len(src)
+				items[i] = pool.PutItem{Key: keys[off+i], Value: src[at : at+pageSize]}
 			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	return <-errs
+			err := s.Put(context.Background(), items, codes)
+			if err == nil && codes[0] != pool.OK {
+				err = fmt.Errorf("Put(%s) = %v, want OK", items[0].Key, codes[0])
+			}
+			return err
+		}
+	})
 }
 
 // processCPU is the CPU time the process has used so far, user and
