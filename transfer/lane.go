@@ -93,7 +93,7 @@ func (l *lane) open() error {
 		}
 		s.scratch = newSetScratch(l.geo.SetPages, maxRegions(l.o.Pools))
 		l.sets = append(l.sets, s)
-		if l.arenas != nil && l.o.Mode == cuda.ModeKernel {
+		if l.o.Mode == cuda.ModeKernel {
 			if s.descs, err = l.copier.NewDescSet(); err != nil {
 				return err
 			}
