@@ -2,9 +2,12 @@ package cuda
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // describeParts begins set d of copies cut into parts of partLen copies
@@ -166,4 +169,75 @@ func mustDescSet(t *testing.T, cp *Copier) *DescSet {
 	}
 	t.Cleanup(func() { set.Close() })
 	return set
+}
+
+// TestDescSetStagedRunIsOneCopy describes, in parts finishing last to
+// first, a load whose host sides lie one after the other in one pinned
+// buffer (a staged set: regions of uneven sizes, device sides
+// scattered), and checks the set's bounce copies are exactly one, of the
+// whole buffer, and that every region lands.
+func TestDescSetStagedRunIsOneCopy(t *testing.T) {
+	sizes := []int64{2048, 7000, 20 << 10} // one, one and two descriptors
+	for _, partLen := range []int{1, 3, 7, 40} {
+		t.Run(fmt.Sprintf("parts of %d", partLen), func(t *testing.T) {
+			stagedRunIsOneCopy(t, sizes, partLen)
+		})
+	}
+}
+
+// stagedRunIsOneCopy is TestDescSetStagedRunIsOneCopy with parts of
+// partLen copies.
+func stagedRunIsOneCopy(t *testing.T, sizes []int64, partLen int) {
+	eachDevice(t, func(t *testing.T, d Device) {
+		cp, s := mustKernelCopier(t, d)
+		cp.SetOverlap(true)
+		const n = 120
+		r := rand.New(rand.NewPCG(51, uint64(partLen)))
+		var total int64
+		for i := range n {
+			total += sizes[i%len(sizes)]
+		}
+		host := mustAllocHost(t, d, total)
+		src := randomBytes(r, int(total))
+		copy(host.Bytes(), src)
+		dev := mustAlloc(t, d, total)
+		copies := stagedCopies(host.Ptr(), dev, sizes, r.Perm(n))
+		set := mustDescSet(t, cp)
+		describeParts(t, set, HostToDevice, copies, partLen)
+		want := []Copy{{Dst: set.bounce.buf, Src: host.Ptr(), Bytes: total}}
+		if got := set.joinRuns(); !cmp.Equal(got, want) {
+			t.Fatalf("joinRuns() = %+v, want %+v", got, want)
+		}
+		describeParts(t, set, HostToDevice, copies, partLen)
+		if err := cp.LaunchSet(s, set); err != nil {
+			t.Fatalf("LaunchSet error = %v", err)
+		}
+		got := readBack(t, d, s, dev, int(total))
+		var at int64
+		for _, c := range copies {
+			off := int64(c.Dst - dev)
+			if !bytes.Equal(got[off:off+c.Bytes], src[at:at+c.Bytes]) {
+				t.Fatalf("region at staging offset %d differs from its source", at)
+			}
+			at += c.Bytes
+		}
+	})
+}
+
+// stagedCopies describes regions of sizes in turn, one after the other
+// on the host from host, laid out on the device from dev in the order
+// perm (region perm[0] first), so that the device sides are scattered.
+func stagedCopies(host, dev DevPtr, sizes []int64, perm []int) []Copy {
+	out := make([]Copy, len(perm))
+	var at int64
+	for i := range out {
+		out[i] = Copy{Src: host.Add(at), Bytes: sizes[i%len(sizes)]}
+		at += out[i].Bytes
+	}
+	var on int64
+	for _, i := range perm {
+		out[i].Dst = dev.Add(on)
+		on += out[i].Bytes
+	}
+	return out
 }

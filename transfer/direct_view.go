@@ -9,14 +9,13 @@ import (
 )
 
 // viewChunks posts the lookups of set s's k pages in the pool's arenas to
-// the crew in batches of Slots pages (one ViewBatch call each), which
+// the crew in batches of chunk pages (one ViewBatch call each), which
 // translate the views to device addresses, describe the copies of the
 // pages found whole (and, in kernel mode, write their descriptors into
 // s.descs) and flag the batches with a page that was not; s keeps the
 // releases, which end the views once its copies finished.
-func (c *loadCall) viewChunks(_ context.Context, s *slotSet, k int) (*crew.Task, int) {
+func (c *loadCall) viewChunks(_ context.Context, s *slotSet, k, chunk int) *crew.Task {
 	arenas, d := c.l.arenas, s.scratch
-	chunk := c.l.geo.Slots
 	first := len(s.releases)
 	s.releases = append(s.releases, make([]func(), (k+chunk-1)/chunk)...)
 	return chunkCalls(c.l.crew, k, chunk, func(j, lo, hi int) error {
@@ -37,7 +36,7 @@ func (c *loadCall) viewChunks(_ context.Context, s *slotSet, k int) (*crew.Task,
 			d.describeSet(s.descs, s.items, j, lo, hi)
 		}
 		return err
-	}), chunk
+	})
 }
 
 // viewedWhole says whether item it (number i of its set) was found with

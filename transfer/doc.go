@@ -49,7 +49,15 @@
 // split into store calls of at most slots pages, about four per crew
 // thread and at least MinCallBytes each (one call per batch with a crew
 // of one): the calls make the copies between the pool's values and
-// staging, so the crew's size is the number of threads copying. A pool
+// staging, so the crew's size is the number of threads copying. In
+// kernel mode a load's Get calls also write the set's scatter
+// descriptors (cuda.DescSet, one per set, as in direct mode below: each
+// call its pages' share, staging rebased into the set's bounce buffer),
+// so the goroutine only empties the descriptors of requests that failed
+// and launches; the calls' shares join into one run, one copy-engine
+// copy of the set. A save's gather descriptors are written on the
+// goroutine before the set's puts, while the crew puts the set before:
+// on the crew they measured no better. A pool
 // that takes buffer registrations (pool.BufferRegistrar, a Mooncake
 // Store's register_buffer) gets the staging registered while the lane
 // lives, so its calls move values straight into and out of it. The
@@ -65,10 +73,11 @@
 // phases of a load are resolve (validate page references), fence (the
 // stream waits for each job's Fence event: the pages' previous use),
 // get (waiting for the set's store calls: pool Get into staging, or views
-// in direct mode; the calls also describe the copies, and in direct
-// kernel mode write their descriptors), describe (take the next sets'
+// in direct mode; the calls also describe the copies, and in kernel mode
+// write their descriptors), describe (take the next sets'
 // pages and queue their calls; drop the copies of failed requests),
-// unstage (queue the copies to the GPU pages with the copy mode) and sync
+// unstage (queue the copies to the GPU pages with the copy mode; in
+// kernel mode join the calls' runs and launch) and sync
 // (waiting for the device). A page
 // whose Get result is not its page size (missing, evicted) fails its
 // request: the key is listed in LoadResult.Missing, the request's pages
@@ -123,7 +132,8 @@
 // stays on its thread for the call) and add up to the call's time. The
 // phases overlap other work: get and put are the time that goroutine
 // waits for a set's store calls, which run on the crew (describing the
-// set's copies, and in direct kernel mode writing its descriptors) while
+// set's copies, and in kernel mode writing a load's or a direct save's
+// descriptors) while
 // it queues the other set's copies (describe, unstage, stage), and while
 // the device copies; sync is only the time spent
 // waiting for the device (for a set to free up, and at the end). The CPU

@@ -205,8 +205,15 @@ type fixture struct {
 
 func newFixture(t *testing.T, pages int, store *mapStore) *fixture {
 	t.Helper()
+	return newLayoutFixture(t, testLayout, pages, store)
+}
+
+// newLayoutFixture is newFixture with pages pages of each group of
+// layout.
+func newLayoutFixture(t *testing.T, layout Layout, pages int, store *mapStore) *fixture {
+	t.Helper()
 	dev := testDevice(t)
-	pools, err := NewPagePools(dev, testLayout, pages)
+	pools, err := NewPagePools(dev, layout, pages)
 	if err != nil {
 		t.Fatalf("NewPagePools error = %v", err)
 	}

@@ -93,7 +93,11 @@ func (l *lane) open() error {
 		}
 		s.scratch = newSetScratch(l.geo.SetPages, maxRegions(l.o.Pools))
 		l.sets = append(l.sets, s)
-		if l.arenas != nil && l.o.Mode == cuda.ModeKernel {
+		// In kernel mode the store calls write the descriptors of direct
+		// sets and of staged loads' sets (a staged save's set leaves its
+		// own unused: its gathers are described and queued on the
+		// goroutine, while the crew puts the set before).
+		if l.o.Mode == cuda.ModeKernel {
 			if s.descs, err = l.copier.NewDescSet(); err != nil {
 				return err
 			}

@@ -29,10 +29,11 @@ type loadCall struct {
 
 // path is the load's way through the pipeline: the crew looks the set's
 // pages up (staged: Get into the set's staging buffer; direct: views in
-// the pool's arenas) and describes their copies, then the copies of the
-// pages of requests still whole are queued.
+// the pool's arenas) and describes their copies (in kernel mode, writes
+// their descriptors), then the copies of the pages of requests still
+// whole are queued.
 func (c *loadCall) path(ctx context.Context) path {
-	lookup := c.getChunks
+	lookup := lookupFunc(c.getChunks)
 	if c.l.arenas != nil {
 		lookup = c.viewChunks
 	}
@@ -45,7 +46,16 @@ func (c *loadCall) path(ctx context.Context) path {
 
 // lookupFunc posts the lookups of set s's k pages to the crew, in store
 // calls of at most chunk pages.
-type lookupFunc func(ctx context.Context, s *slotSet, k int) (task *crew.Task, chunk int)
+type lookupFunc func(ctx context.Context, s *slotSet, k, chunk int) *crew.Task
+
+// callChunk is the most pages of one store call of a set of k pages:
+// Slots for direct views, callPages for staged Gets.
+func (c *loadCall) callChunk(k int) int {
+	if c.l.arenas != nil {
+		return c.l.geo.Slots
+	}
+	return c.l.callPages(k)
+}
 
 // start takes the next set's pages, skipping requests already failed,
 // and posts their lookups; nil when no page is left.
@@ -66,23 +76,25 @@ func (c *loadCall) start(ctx context.Context, lookup lookupFunc) (*setWork, erro
 		return nil, err
 	}
 	s.items = append(s.items[:0], batch...)
+	chunk := c.callChunk(len(batch))
 	if s.descs == nil {
 		s.scratch.place(s.items)
-	} else if err := s.scratch.placeDescribed(s.descs, s.items, cuda.HostToDevice, callsOf(len(batch), c.l.geo.Slots)); err != nil {
+	} else if err := s.scratch.placeDescribed(s.descs, s.items, cuda.HostToDevice, callsOf(len(batch), chunk)); err != nil {
 		return nil, err
 	}
-	task, chunk := lookup(ctx, s, len(batch))
+	task := lookup(ctx, s, len(batch), chunk)
 	c.p.clk.lap(stats.PhaseDescribe)
 	c.sets++
 	return &setWork{set: s, task: task, chunk: chunk, seq: c.sets}, nil
 }
 
 // getChunks posts the Gets of set s's k pages into its staging buffer
-// (one page after the other), which also describe the copies of the
-// pages returned whole and flag the calls with a page that was not.
-func (c *loadCall) getChunks(ctx context.Context, s *slotSet, k int) (*crew.Task, int) {
+// (one page after the other) in calls of chunk pages, which also
+// describe the copies of the pages returned whole (and, in kernel mode,
+// write their descriptors into s.descs) and flag the calls with a page
+// that was not.
+func (c *loadCall) getChunks(ctx context.Context, s *slotSet, k, chunk int) *crew.Task {
 	l, d := c.l, s.scratch
-	chunk := l.callPages(k)
 	return chunkCalls(l.crew, k, chunk, func(j, lo, hi int) error {
 		for i := lo; i < hi; i++ {
 			d.keys[i], d.vals[i] = s.items[i].key, l.stage.bytes(s.buffer, d.offs[i], s.items[i].bytes)
@@ -97,8 +109,11 @@ func (c *loadCall) getChunks(ctx context.Context, s *slotSet, k int) (*crew.Task
 		}
 		clear(d.vals[lo:hi])
 		d.describe(s.items, lo, hi, cuda.HostToDevice, func(int) bool { return true })
+		if s.descs != nil {
+			d.describeSet(s.descs, s.items, j, lo, hi)
+		}
 		return err
-	}), chunk
+	})
 }
 
 // finishLookups waits for a set's lookups and fails the requests of

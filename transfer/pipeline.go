@@ -30,8 +30,9 @@ type slotSet struct {
 	// reserved holds the values the copies write in place until they are
 	// committed (direct saves); finish aborts what is still reserved.
 	reserved []pool.Reservation
-	// descs is a direct set's copies in kernel mode, whose descriptors
-	// the store calls write (nil otherwise).
+	// descs is the set's copies in kernel mode, whose descriptors the
+	// store calls write (direct sets and staged loads' sets; unused by
+	// staged saves; nil in the other modes).
 	descs *cuda.DescSet
 }
 
