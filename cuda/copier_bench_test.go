@@ -8,27 +8,7 @@ import "testing"
 // rewriting the copies to the bounce buffer and writing the descriptors.
 // The copies themselves are not run.
 func BenchmarkKernelSetHostWork(b *testing.B) {
-	d := newHostDevice("")
-	defer d.Close()
-	const regions, regionBytes = 8192, 2 << 10
-	host, err := d.AllocHost(regions * regionBytes)
-	if err != nil {
-		b.Fatal(err)
-	}
-	gpu, err := d.Alloc(regions * regionBytes)
-	if err != nil {
-		b.Fatal(err)
-	}
-	c, err := NewCopier(d, ModeKernel)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
-	copies := make([]Copy, regions)
-	for i := range copies { // region r of page p lies in region pool r
-		p, r := i/2, i%2
-		copies[i] = Copy{Src: host.Ptr().Add(int64(i) * regionBytes), Dst: gpu.Add(int64(r*regions/2+p) * regionBytes), Bytes: regionBytes}
-	}
+	d, c, copies := newSetBench(b)
 	s, err := d.NewStream()
 	if err != nil {
 		b.Fatal(err)
@@ -52,27 +32,8 @@ func BenchmarkKernelSetHostWork(b *testing.B) {
 // calls write them ("parts", on the crew), then the joining of the
 // parts' runs that is left to the goroutine that launches ("launch").
 func BenchmarkDescSetHostWork(b *testing.B) {
-	d := newHostDevice("")
-	defer d.Close()
-	const regions, regionBytes, partLen = 8192, 2 << 10, 128
-	host, err := d.AllocHost(regions * regionBytes)
-	if err != nil {
-		b.Fatal(err)
-	}
-	gpu, err := d.Alloc(regions * regionBytes)
-	if err != nil {
-		b.Fatal(err)
-	}
-	c, err := NewCopier(d, ModeKernel)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
-	copies := make([]Copy, regions)
-	for i := range copies {
-		p, r := i/2, i%2
-		copies[i] = Copy{Src: host.Ptr().Add(int64(i) * regionBytes), Dst: gpu.Add(int64(r*regions/2+p) * regionBytes), Bytes: regionBytes}
-	}
+	const partLen = 128
+	_, c, copies := newSetBench(b)
 	set, err := c.NewDescSet()
 	if err != nil {
 		b.Fatal(err)
@@ -99,4 +60,35 @@ func BenchmarkDescSetHostWork(b *testing.B) {
 			}
 		}
 	})
+}
+
+// The set of the host-work benchmarks: 4,096 pages of 4 KiB, two regions
+// each, adjacent on the host, region-major on the device.
+const regions, regionBytes = 8192, 2 << 10
+
+// newSetBench opens a host device and a kernel-mode copier on it, closed
+// when b ends, and returns the set's copies: region r of page p lies in
+// region pool r on the device.
+func newSetBench(b *testing.B) (Device, *Copier, []Copy) {
+	d := newHostDevice("")
+	b.Cleanup(func() { d.Close() })
+	host, err := d.AllocHost(regions * regionBytes)
+	if err != nil {
+		b.Fatal(err)
+	}
+	gpu, err := d.Alloc(regions * regionBytes)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, err := NewCopier(d, ModeKernel)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { c.Close() })
+	copies := make([]Copy, regions)
+	for i := range copies {
+		p, r := i/2, i%2
+		copies[i] = Copy{Src: host.Ptr().Add(int64(i) * regionBytes), Dst: gpu.Add(int64(r*regions/2+p) * regionBytes), Bytes: regionBytes}
+	}
+	return d, c, copies
 }

@@ -57,19 +57,7 @@ func TestDirectLoadCallsOutOfOrder(t *testing.T) {
 				t.Fatalf("NewLoader(direct, %s) error = %v", mode, err)
 			}
 			defer l.Close()
-			res, err := l.Load(context.Background(), []LoadJob{{RequestID: "b", Pages: broken}, {RequestID: "w", Pages: whole}})
-			if err != nil {
-				t.Fatalf("direct Load(%s) error = %v", mode, err)
-			}
-			if want := []string{broken[9].Key}; !cmp.Equal(res[0].Missing, want) || res[0].Landed != 0 || !res[1].OK() {
-				t.Fatalf("direct Load(%s) = %+v, want %v missing in the first, the second whole", mode, res, want)
-			}
-			f.checkLanded(t, whole)
-			for _, r := range broken {
-				if page := f.gpuPage(t, r.LayerGroup, r.Page); !allZero(page) {
-					t.Fatalf("page %d of the failed request was copied", r.Page)
-				}
-			}
+			f.checkLoadOfBrokenAndWhole(t, l, broken, whole)
 		})
 	}
 }
@@ -98,6 +86,26 @@ func TestDirectSaveCallsOutOfOrder(t *testing.T) {
 			}
 			checkPoolValues(t, store, f, rs)
 		})
+	}
+}
+
+// checkLoadOfBrokenAndWhole loads broken, whose page 9 is missing from
+// the pool, and whole with l, and checks that broken fails with that
+// page missing and none of its pages copied, and that whole lands.
+func (f *fixture) checkLoadOfBrokenAndWhole(t *testing.T, l *Loader, broken, whole []PageRef) {
+	t.Helper()
+	res, err := l.Load(context.Background(), []LoadJob{{RequestID: "b", Pages: broken}, {RequestID: "w", Pages: whole}})
+	if err != nil {
+		t.Fatalf("Load error = %v", err)
+	}
+	if want := []string{broken[9].Key}; !cmp.Equal(res[0].Missing, want) || res[0].Landed != 0 || !res[1].OK() {
+		t.Fatalf("Load = %+v, want %v missing in the first, the second whole", res, want)
+	}
+	f.checkLanded(t, whole)
+	for _, r := range broken {
+		if page := f.gpuPage(t, r.LayerGroup, r.Page); !allZero(page) {
+			t.Fatalf("page %d of the failed request was copied", r.Page)
+		}
 	}
 }
 

@@ -64,19 +64,7 @@ func TestStagedLoadCallsOutOfOrder(t *testing.T) {
 				t.Fatalf("NewLoader(%s) error = %v", mode, err)
 			}
 			defer l.Close()
-			res, err := l.Load(context.Background(), []LoadJob{{RequestID: "b", Pages: broken}, {RequestID: "w", Pages: whole}})
-			if err != nil {
-				t.Fatalf("Load(%s) error = %v", mode, err)
-			}
-			if want := []string{broken[9].Key}; !cmp.Equal(res[0].Missing, want) || res[0].Landed != 0 || !res[1].OK() {
-				t.Fatalf("Load(%s) = %+v, want %v missing in the first, the second whole", mode, res, want)
-			}
-			f.checkLanded(t, whole)
-			for _, r := range broken {
-				if page := f.gpuPage(t, r.LayerGroup, r.Page); !allZero(page) {
-					t.Fatalf("page %d of the failed request was copied", r.Page)
-				}
-			}
+			f.checkLoadOfBrokenAndWhole(t, l, broken, whole)
 		})
 	}
 }
