@@ -15,10 +15,11 @@ type globalOptions struct {
 	Output string
 	Color  string
 	Quiet  bool
-	// CPUProfile is --cpuprofile's file and ExecTrace --exectrace's; profile is
-	// what is being written to them.
+	// CPUProfile is --cpuprofile's file, ExecTrace --exectrace's and
+	// MemProfile --memprofile's; profile is what is being written to them.
 	CPUProfile string
 	ExecTrace  string
+	MemProfile string
 	profile    *profiling
 }
 
@@ -37,6 +38,7 @@ func (g *globalOptions) register(pf *pflag.FlagSet) {
 	pf.BoolVarP(&g.Quiet, "quiet", "q", false, "print no progress or notes on stderr")
 	pf.StringVar(&g.CPUProfile, "cpuprofile", "", "write a CPU profile of the command to this file (go tool pprof)")
 	pf.StringVar(&g.ExecTrace, "exectrace", "", "write an execution trace of the command to this file (go tool trace)")
+	pf.StringVar(&g.MemProfile, "memprofile", "", "write a profile of the command's memory allocations to this file when it ends (go tool pprof -sample_index=alloc_space)")
 }
 
 // The values of --color and --output, which validate checks and the shell

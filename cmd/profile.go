@@ -5,36 +5,52 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"runtime/trace"
 )
 
-// profiling is what --cpuprofile and --exectrace write while the command runs;
-// run stops it once the command returned.
+// profiling is what --cpuprofile, --exectrace and --memprofile write: the
+// first two while the command runs, the last when it has returned; run
+// stops it once the command returned.
 type profiling struct {
-	cpu, trace *os.File
+	cpu, trace, mem *os.File
 }
 
-// startProfiling starts a CPU profile into cpuPath and an execution trace
-// into tracePath, each only when its path is not empty; nil when both are.
-func startProfiling(cpuPath, tracePath string) (*profiling, error) {
+// profilePaths are the files of the three profiling flags; an empty one is
+// not written.
+type profilePaths struct {
+	cpu, trace, mem string
+}
+
+// startProfiling starts a CPU profile and an execution trace and creates
+// the memory profile's file, each only when its path is not empty; nil when
+// all three are. The memory profile's file is created now, so that a path
+// that cannot be written is a usage error before the command runs, not
+// after.
+func startProfiling(paths profilePaths) (*profiling, error) {
 	p := &profiling{}
-	if cpuPath != "" {
-		f, err := startOne("--cpuprofile", cpuPath, pprof.StartCPUProfile)
-		if err != nil {
-			return nil, err
-		}
-		p.cpu = f
+	steps := []struct {
+		path, flag string
+		start      func(io.Writer) error
+		file       **os.File
+	}{
+		{paths.cpu, "--cpuprofile", pprof.StartCPUProfile, &p.cpu},
+		{paths.trace, "--exectrace", trace.Start, &p.trace},
+		{paths.mem, "--memprofile", func(io.Writer) error { return nil }, &p.mem},
 	}
-	if tracePath != "" {
-		f, err := startOne("--exectrace", tracePath, trace.Start)
+	for _, s := range steps {
+		if s.path == "" {
+			continue
+		}
+		f, err := startOne(s.flag, s.path, s.start)
 		if err != nil {
 			p.stop()
 			return nil, err
 		}
-		p.trace = f
+		*s.file = f
 	}
-	if p.cpu == nil && p.trace == nil {
+	if p.cpu == nil && p.trace == nil && p.mem == nil {
 		return nil, nil
 	}
 	return p, nil
@@ -54,7 +70,8 @@ func startOne(flag, path string, start func(w io.Writer) error) (*os.File, error
 	return f, nil
 }
 
-// stop ends the profile and the trace and closes their files.
+// stop ends the profile and the trace, writes the memory profile and closes
+// their files.
 func (p *profiling) stop() error {
 	if p == nil {
 		return nil
@@ -68,7 +85,23 @@ func (p *profiling) stop() error {
 		trace.Stop()
 		errs = append(errs, wrapClose("--exectrace", p.trace))
 	}
+	if p.mem != nil {
+		errs = append(errs, writeAllocs(p.mem), wrapClose("--memprofile", p.mem))
+	}
 	return errors.Join(errs...)
+}
+
+// writeAllocs writes the allocations of the whole run (pprof's "allocs"
+// profile: every sampled allocation since the start, its space and objects,
+// and what of it is still in use) to f. The runtime publishes its samples
+// at the end of a collection, and serve may run with the collector off, so
+// it collects once first, as `go test -memprofile` does.
+func writeAllocs(f *os.File) error {
+	runtime.GC()
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		return fmt.Errorf("--memprofile %s: %w", f.Name(), err)
+	}
+	return nil
 }
 
 func wrapClose(flag string, f *os.File) error {
