@@ -28,13 +28,29 @@ func hashArrival(k keys.Settings, w workload.Request) arrival {
 
 // hashArrivalWith is hashArrival with the chain from newChain.
 func hashArrivalWith(newChain func(keys.Scope) (*keys.Chain, error), w workload.Request) arrival {
+	a := beginArrival(newChain, w)
+	if a.chain != nil {
+		a.chain.Extend(w.Tokens)
+		a.hashOutputAhead()
+	}
+	return a
+}
+
+// beginArrival is w's arrival before any hashing: its decode seed and
+// prompt length, and a chain from newChain with room for the hashes of
+// every block its prompt and output can fill.
+func beginArrival(newChain func(keys.Scope) (*keys.Chain, error), w workload.Request) arrival {
 	a := arrival{promptLen: len(w.Tokens), seed: decodeSeed(w.Tokens)}
 	a.chain, a.err = newChain(w.Scope())
-	if a.err == nil {
+	if a.chain != nil {
 		a.chain.Grow((len(w.Tokens) + max(1, w.OutputLength)) / a.chain.TokensPerBlock())
-		a.chain.Extend(w.Tokens)
-		a.chain.HashAhead(max(1, w.OutputLength), func(i int) int64 { return NextToken(a.seed, a.promptLen+i) })
 	}
 	a.w, a.w.Tokens = w, nil
 	return a
+}
+
+// hashOutputAhead hashes the blocks of the output ahead, once the prompt
+// is in the chain.
+func (a *arrival) hashOutputAhead() {
+	a.chain.HashAhead(max(1, a.w.OutputLength), func(i int) int64 { return NextToken(a.seed, a.promptLen+i) })
 }

@@ -17,7 +17,8 @@ import (
 // the modelled clock, its own arrival time ignored.
 //
 // A goroutine reads the source and hashes each prompt and the blocks of
-// its output (hashArrival) up to readAhead requests ahead of the engine,
+// its output (hashArrival, a batch of prompts at a time: arrivalBatcher)
+// up to readAhead requests ahead of the engine,
 // on another core: the engine runs on one goroutine, and reading,
 // synthesising and hashing prompts are a fifth of a replay's work.
 type arrivals struct {
@@ -44,19 +45,37 @@ func newArrivals(src workload.Source, clients int, k keys.Settings) *arrivals {
 	return a
 }
 
-// read hashes the requests of src into ahead until the source ends or
-// stop is called.
+// read hashes the requests of src into ahead, a batch at a time
+// (arrivalBatcher), until the source ends or stop is called. The requests
+// read before the source fails are hashed and sent before its error.
 func (a *arrivals) read(src workload.Source, ahead chan<- arrival) {
 	defer close(a.exited)
 	defer close(ahead)
-	err := src.Each(func(r workload.Request) error {
-		select {
-		case ahead <- hashArrivalWith(a.chains.newChain, r):
-			return nil
-		case <-a.quit:
-			return errStopped
+	var b arrivalBatcher
+	send := func() error {
+		for _, x := range b.hash(a.chains.newChain) {
+			select {
+			case ahead <- x:
+			case <-a.quit:
+				return errStopped
+			}
 		}
+		return nil
+	}
+	err := src.Each(func(r workload.Request) error {
+		if !b.fits(r) {
+			if err := send(); err != nil {
+				return err
+			}
+		}
+		b.add(r)
+		return nil
 	})
+	if !errors.Is(err, errStopped) {
+		if serr := send(); err == nil {
+			err = serr
+		}
+	}
 	if err != nil && !errors.Is(err, errStopped) {
 		a.srcErr = fmt.Errorf("reading requests from %s: %w", src.Name(), err)
 	}
