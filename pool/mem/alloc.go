@@ -112,6 +112,7 @@ type segment struct {
 	populate  func(mem []byte) // populateArena; tests watch it
 	arenas    []arena
 	openedEnd int64 // where the address space no arena covers begins
+	trailed   int64 // where the pages mapped ahead of small values' fill end (trail)
 	used      int64 // bytes allocated: the objects' allocation sizes
 	held      int64 // the objects' sizes, which Stat reports (upstream's cur_size_)
 	byStart   map[int64]*extent
@@ -155,8 +156,18 @@ func (g *segment) arenaOf(off int64) int {
 // alloc reserves n bytes (a multiple of Granule), reusing free space before
 // opening a new arena; ok is false when the segment has no room. An arena
 // it opens is populated ahead when populate says the bytes are large
-// values (populateMin).
+// values (populateMin); small values have the pages after theirs mapped
+// ahead (trail).
 func (g *segment) alloc(n int64, populate bool) (off int64, ok bool) {
+	off, ok = g.reserve(n, populate)
+	if ok && !populate {
+		g.trail(off + n)
+	}
+	return off, ok
+}
+
+// reserve is alloc without trail.
+func (g *segment) reserve(n int64, populate bool) (off int64, ok bool) {
 	if n > g.capacity {
 		return 0, false
 	}
