@@ -175,16 +175,17 @@
 // # Memory and cost
 //
 // A request keeps no tokens: its prompt is hashed into its chain when it
-// is read, on a goroutine that reads the source ahead of the engine, and
-// generated tokens are a function of its decode seed, so that goroutine
-// hashes the blocks of its output ahead too (keys.Chain.HashAhead). The
+// is read, on a goroutine that reads the source ahead of the engine, a
+// batch of prompts at a time (keys.ExtendAll), and generated tokens are a
+// function of its decode seed, so that goroutine hashes the blocks of its
+// output ahead too (keys.Chain.HashAhead). The
 // pool holds the pages. Cost grows linearly with prompt tokens: hashing,
 // key building and page generation are per block, with buffers reused
 // from pass to pass. With the default layout (T=32, one 128-byte page per
 // block), verification on, an embedded pool sized by PoolDemand and
 // Config.MemoryLimit = SuggestedMemoryLimit, the 12,031-request Mooncake
 // conversation trace (145M prompt tokens, ~3M pages stored) replays in
-// about 15 CPU seconds at about 1.4 GiB resident, with a hit rate equal to
+// 7 to 9 CPU seconds under 1 GiB resident, with a hit rate equal to
 // the trace's ideal prefix reuse (0.374; no eviction); docs/benchmarks.md
 // has the profile. The connector spells the keys of a lookup or load into a
 // reused buffer and the radix tree indexes blocks in a small table: little
