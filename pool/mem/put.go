@@ -61,12 +61,13 @@ func (s *Store) newObjects(items []pool.PutItem, inPlace bool) []*object {
 	return s.makeObjects(make([]*object, len(items)), items, inPlace)
 }
 
-// makeObjects is newObjects into objs, len(items) long and all nil. Up to
-// slabObjects of a call's objects share one allocation, and their keys
-// one or two more (keySlab), which live until the last of them is
-// dropped: far fewer allocations than one per value, for a bounded amount
-// of memory kept by an object that outlives its neighbours. With inPlace (Reserve) an item
-// needs no Value: the caller writes its bytes in place.
+// makeObjects is newObjects into objs, len(items) long and all nil. The
+// objects come from slabs the calls share (objectSlabs), up to slabObjects
+// at a time, and the keys of up to slabObjects share one or two
+// allocations (keySlab), which live until the last of them is dropped: far
+// fewer allocations than one per value, for a bounded amount of memory
+// kept by an object that outlives its neighbours. With inPlace (Reserve)
+// an item needs no Value: the caller writes its bytes in place.
 func (s *Store) makeObjects(objs []*object, items []pool.PutItem, inPlace bool) []*object {
 	var slab []object
 	var keys keySlab
@@ -76,7 +77,7 @@ func (s *Store) makeObjects(objs []*object, items []pool.PutItem, inPlace bool) 
 			continue
 		}
 		if len(slab) == 0 {
-			slab = make([]object, min(len(items)-i, slabObjects))
+			slab = s.objs.take(min(len(items)-i, slabObjects))
 			keys = newKeySlab(len(slab))
 		}
 		o := &slab[0]

@@ -83,6 +83,7 @@ type Store struct {
 
 	index *xsync.Map[string, *object] // every object, published or not, by packed key
 	keys  keyPacker                   // the prefixes of the packed keys
+	objs  *objectSlabs                // where Put and Reserve take their objects
 }
 
 // New opens a store with opts (zero fields take the defaults), loading
@@ -92,7 +93,7 @@ func New(opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mem pool: %w", err)
 	}
-	s := &Store{opts: o, address: addressOf(o), index: newIndex(o.Capacity, o.IndexKeys), groups: map[string]*group{}}
+	s := &Store{opts: o, address: addressOf(o), index: newIndex(o.Capacity, o.IndexKeys), groups: map[string]*group{}, objs: newObjectSlabs()}
 	for i := range o.Segments {
 		g := newSegment(fmt.Sprintf("mem-%d", i), o.segmentCapacity(i), o.ArenaSize, o.MetadataOnly)
 		s.segs = append(s.segs, g)
