@@ -3,15 +3,17 @@ package mem
 import "unsafe"
 
 // keySlab is where a run of new objects' index keys are stored: packed
-// keys back to back in one allocation, other keys in another, so that a
-// put of many keys makes a few allocations rather than one per key. Each
-// allocation is made when a key of its form finds no room, sized for the
-// run's keys still to come (as long as that key, at most slabObjects of
-// them), and lives until the last key in it is dropped: a bounded amount
-// of memory kept by a key that outlives its neighbours.
+// keys back to back in one run of memory, other keys in another, so that
+// a put of many keys makes a few allocations rather than one per key (or
+// takes a few runs of the store's shared slabs, from). Each run is taken
+// when a key of its form finds no room, sized for the run's keys still to
+// come (as long as that key, at most slabObjects of them), and lives until
+// the last key in it is dropped: a bounded amount of memory kept by a key
+// that outlives its neighbours.
 type keySlab struct {
 	packed, plain []byte
-	left          int // the run's keys not yet stored
+	left          int          // the run's keys not yet stored
+	from          *slabs[byte] // where the memory comes from; nil: its own allocations
 }
 
 // newKeySlab is a slab for a run of n keys.
@@ -22,7 +24,12 @@ func newKeySlab(n int) keySlab { return keySlab{left: n} }
 // one key stored.
 func (k *keySlab) take(buf *[]byte, n int) []byte {
 	if len(*buf) < n {
-		*buf = make([]byte, max(1, min(k.left, slabObjects))*n)
+		size := max(1, min(k.left, slabObjects)) * n
+		if k.from != nil {
+			*buf = k.from.take(size)
+		} else {
+			*buf = make([]byte, size)
+		}
 	}
 	b := (*buf)[:n:n]
 	*buf = (*buf)[n:]

@@ -36,14 +36,18 @@ func TestKeySlab(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var p keyPacker
 			p.storeKey(tc.keys[0], new(keySlab)) // number the prefixes
-			stored := make([]string, len(tc.keys))
-			slab := newKeySlab(len(tc.keys))
-			for i, k := range tc.keys {
-				stored[i] = p.storeKey(k, &slab)
-			}
-			for i, k := range tc.keys {
-				if got := p.key(stored[i]); got != k {
-					t.Errorf("key(storeKey(%q)) after the run = %q, want the key", k, got)
+			// Own allocations, then slabs shared with a second run, small
+			// enough that runs change slabs and large ones get their own.
+			for _, from := range []*slabs[byte]{nil, newSlabs[byte](256)} {
+				stored, other := make([]string, len(tc.keys)), make([]string, len(tc.keys))
+				slab, second := keySlab{left: len(tc.keys), from: from}, keySlab{left: len(tc.keys), from: from}
+				for i, k := range tc.keys {
+					stored[i], other[i] = p.storeKey(k, &slab), p.storeKey(k+"x", &second)
+				}
+				for i, k := range tc.keys {
+					if got, gotOther := p.key(stored[i]), p.key(other[i]); got != k || gotOther != k+"x" {
+						t.Errorf("shared %v: key(storeKey(%q)), of the second run's key, after the runs = %q, %q", from != nil, k, got, gotOther)
+					}
 				}
 			}
 			if tc.allocs < 0 {

@@ -62,9 +62,9 @@ func (s *Store) newObjects(items []pool.PutItem, inPlace bool) []*object {
 }
 
 // makeObjects is newObjects into objs, len(items) long and all nil. The
-// objects come from slabs the calls share (objectSlabs), up to slabObjects
-// at a time, and the keys of up to slabObjects share one or two
-// allocations (keySlab), which live until the last of them is dropped: far
+// objects come from slabs the calls share (slabs), up to slabObjects at a
+// time, and the keys of up to slabObjects take one or two runs of such
+// slabs' bytes (keySlab), which live until the last of them is dropped: far
 // fewer allocations than one per value, for a bounded amount of memory
 // kept by an object that outlives its neighbours. With inPlace (Reserve)
 // an item needs no Value: the caller writes its bytes in place.
@@ -78,7 +78,7 @@ func (s *Store) makeObjects(objs []*object, items []pool.PutItem, inPlace bool) 
 		}
 		if len(slab) == 0 {
 			slab = s.objs.take(min(len(items)-i, slabObjects))
-			keys = newKeySlab(len(slab))
+			keys = keySlab{left: len(slab), from: s.keyMem}
 		}
 		o := &slab[0]
 		slab = slab[1:]

@@ -81,9 +81,10 @@ type Store struct {
 	stop chan struct{}
 	done chan struct{}
 
-	index *xsync.Map[string, *object] // every object, published or not, by packed key
-	keys  keyPacker                   // the prefixes of the packed keys
-	objs  *objectSlabs                // where Put and Reserve take their objects
+	index  *xsync.Map[string, *object] // every object, published or not, by packed key
+	keys   keyPacker                   // the prefixes of the packed keys
+	objs   *slabs[object]              // where Put and Reserve take their objects
+	keyMem *slabs[byte]                // and the memory of their keys
 }
 
 // New opens a store with opts (zero fields take the defaults), loading
@@ -93,7 +94,8 @@ func New(opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mem pool: %w", err)
 	}
-	s := &Store{opts: o, address: addressOf(o), index: newIndex(o.Capacity, o.IndexKeys), groups: map[string]*group{}, objs: newObjectSlabs()}
+	s := &Store{opts: o, address: addressOf(o), index: newIndex(o.Capacity, o.IndexKeys), groups: map[string]*group{},
+		objs: newSlabs[object](sharedSlabObjects), keyMem: newSlabs[byte](sharedSlabKeyBytes)}
 	for i := range o.Segments {
 		g := newSegment(fmt.Sprintf("mem-%d", i), o.segmentCapacity(i), o.ArenaSize, o.MetadataOnly)
 		s.segs = append(s.segs, g)

@@ -10,7 +10,7 @@ import (
 // call marks its own, and every mark is intact at the end; calls larger
 // than a slab get objects of their own.
 func TestObjectSlabsHandOutEachObjectOnce(t *testing.T) {
-	s := newObjectSlabs()
+	s := newSlabs[object](sharedSlabObjects)
 	sizes := []int{1, 3, 64, 256, sharedSlabObjects - 1, sharedSlabObjects, sharedSlabObjects + 1, 7}
 	const workers, rounds = 4, 200
 	taken := make([][][]object, workers)
@@ -50,7 +50,7 @@ func TestObjectSlabsHandOutEachObjectOnce(t *testing.T) {
 // Consecutive small calls share a slab: the second call's objects follow
 // the first's in memory.
 func TestObjectSlabsShareASlab(t *testing.T) {
-	s := newObjectSlabs()
+	s := newSlabs[object](sharedSlabObjects)
 	a, b := s.take(3), s.take(5)
 	if end := uintptr(unsafe.Pointer(&a[2])) + unsafe.Sizeof(object{}); uintptr(unsafe.Pointer(&b[0])) != end {
 		t.Errorf("the second call's objects do not follow the first's in one slab")

@@ -1,0 +1,83 @@
+package mem
+
+import (
+	"os"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
+
+// Sizes of the slabs the Put and Reserve calls share: 1,024 objects (90
+// KB) and 64 KiB of keys.
+const (
+	sharedSlabObjects  = 1024
+	sharedSlabKeyBytes = 64 << 10
+)
+
+// slabs hands the Put and Reserve calls the memory of their objects and of
+// their keys out of slabs they share, one made ahead on another goroutine.
+// Each call making its own small allocations cost the whole-trace replay a
+// fifth of its engine goroutine's time: the allocations, and the page
+// faults of the fresh memory its first writes took. A slab is the calls'
+// until the last thing in it is dropped, as a call's own allocation was: a
+// bounded amount of memory kept by an object or key that outlives its
+// neighbours, which a put's objects, taken together and evicted in about
+// the order they came, seldom do.
+type slabs[T any] struct {
+	size   int // of a slab, in Ts
+	mu     sync.Mutex
+	cur    []T
+	ahead  chan []T    // a slab made and touched ahead; room for one
+	making atomic.Bool // a goroutine is making the slab ahead
+}
+
+func newSlabs[T any](size int) *slabs[T] {
+	return &slabs[T]{size: size, ahead: make(chan []T, 1)}
+}
+
+// take returns n fresh Ts, zero: from the current slab, from a new one
+// when it has fewer than n left (the rest are never used), or of their own
+// when n is more than a slab holds.
+func (s *slabs[T]) take(n int) []T {
+	if n > s.size {
+		return make([]T, n)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.cur) < n {
+		s.cur = s.next()
+	}
+	out := s.cur[:n:n]
+	s.cur = s.cur[n:]
+	return out
+}
+
+// next is the slab made ahead, or a new one when it is not ready yet; a
+// slab is then made ahead for the call after. s.mu is held.
+func (s *slabs[T]) next() []T {
+	var slab []T
+	select {
+	case slab = <-s.ahead:
+	default:
+		slab = make([]T, s.size)
+	}
+	if s.making.CompareAndSwap(false, true) {
+		go func() {
+			s.ahead <- touchedSlab[T](s.size)
+			s.making.Store(false)
+		}()
+	}
+	return slab
+}
+
+// touchedSlab is a new slab of n Ts whose pages were written once, so that
+// the kernel maps them here rather than in the call that fills it.
+func touchedSlab[T any](n int) []T {
+	slab := make([]T, n)
+	var zero T
+	perPage := max(1, os.Getpagesize()/max(1, int(unsafe.Sizeof(zero))))
+	for i := 0; i < len(slab); i += perPage {
+		slab[i] = zero
+	}
+	return slab
+}
