@@ -2,7 +2,9 @@ package engine
 
 import (
 	"encoding/binary"
+	"unsafe"
 
+	"github.com/kvctl/kvctl/internal/prefetch"
 	"github.com/kvctl/kvctl/keys"
 )
 
@@ -49,6 +51,12 @@ func (x *blockIndex) slot(h *keys.Hash) (i uint64, found bool) {
 		}
 	}
 	return i, false
+}
+
+// prefetchHome asks for the line of h's home slot (prefetch.Line), where
+// a lookup or removal of h starts.
+func (x *blockIndex) prefetchHome(h *keys.Hash) {
+	prefetch.Line(unsafe.Pointer(&x.slots[x.home(tag(h))]))
 }
 
 // lookup returns the node cached under h, or nil.

@@ -12,16 +12,20 @@ type radixNode struct {
 	parent   *radixNode
 	children int32
 	refs     int32
-	// prev and next link the node into the LRU list while refs == 0.
-	prev, next *radixNode
-	inLRU      bool
+	// stamp counts the releases of the node's block, across the hashes it
+	// was cached under: the LRU queue's entry of its latest release is the
+	// one with its stamp.
+	stamp uint32
+	// inLRU says the node is in the LRU queue: refs == 0 since its latest
+	// release.
+	inLRU bool
 	// indexed says the tree's index maps hash to this node: it is reachable
 	// by a match. It spares release and reclaim a map lookup.
 	indexed bool
 }
 
 // radixTree indexes cached blocks by chain hash for local prefix reuse.
-// Blocks no request references sit in an LRU list, oldest first, and are
+// Blocks no request references sit in an LRU queue, oldest first, and are
 // reclaimed from its front when pages run out. A request releases its
 // blocks deepest first, and every request that references a block also
 // references its ancestors, so the front is a leaf in the normal course; a
@@ -33,15 +37,16 @@ type radixTree struct {
 	// byBlock holds the node of each KV block: a block is cached under
 	// at most one hash at a time, so nodes are never allocated.
 	byBlock []radixNode
-	// lru is a sentinel: lru.next is the oldest unreferenced node.
-	lru    radixNode
+	// lru is the LRU queue from lru[head] on: an entry per release, in
+	// release order (lruqueue.go). lruLen is how many nodes are in it.
+	lru    []lruEntry
+	head   int
 	lruLen int
 }
 
 func newRadixTree(blocks int) *radixTree {
 	t := &radixTree{byBlock: make([]radixNode, blocks)}
 	t.index = newBlockIndex(t.byBlock)
-	t.lru.next, t.lru.prev = &t.lru, &t.lru
 	return t
 }
 
@@ -88,7 +93,7 @@ func (t *radixTree) insert(h keys.Hash, block int32, parent *radixNode) *radixNo
 		return nil
 	}
 	n := &t.byBlock[block]
-	*n = radixNode{hash: h, block: block, parent: parent, refs: 1, indexed: true}
+	*n = radixNode{hash: h, block: block, parent: parent, refs: 1, indexed: true, stamp: n.stamp}
 	if parent != nil {
 		parent.children++
 	}
@@ -98,7 +103,8 @@ func (t *radixTree) insert(h keys.Hash, block int32, parent *radixNode) *radixNo
 
 func (t *radixTree) acquire(n *radixNode) {
 	if n.refs == 0 && n.inLRU {
-		t.unlink(n)
+		n.inLRU = false // its entry in the queue is stale now
+		t.lruLen--
 	}
 	n.refs++
 }
@@ -114,29 +120,17 @@ func (t *radixTree) release(n *radixNode) (block int32, free bool) {
 	if !n.indexed {
 		return n.block, true
 	}
-	n.prev, n.next = t.lru.prev, &t.lru
-	t.lru.prev.next = n
-	t.lru.prev = n
-	n.inLRU = true
-	t.lruLen++
+	t.enqueue(n)
 	return 0, false
-}
-
-func (t *radixTree) unlink(n *radixNode) {
-	n.prev.next = n.next
-	n.next.prev = n.prev
-	n.prev, n.next, n.inLRU = nil, nil, false
-	t.lruLen--
 }
 
 // reclaim removes the least recently used unreferenced node and returns
 // its block; ok is false when no node is unreferenced.
 func (t *radixTree) reclaim() (block int32, ok bool) {
-	n := t.lru.next
-	if n == &t.lru {
+	n := t.dequeue()
+	if n == nil {
 		return 0, false
 	}
-	t.unlink(n)
 	if !n.indexed {
 		return n.block, true // detached earlier
 	}
@@ -152,7 +146,7 @@ func (t *radixTree) reclaim() (block int32, ok bool) {
 }
 
 // detachChildren takes the descendants of n out of the index: a match
-// could never reach them again. Unreferenced ones stay in the LRU list and
+// could never reach them again. Unreferenced ones stay in the LRU queue and
 // are reclaimed in turn; referenced ones return their block when released.
 // There is no child list, so it scans the nodes; it is rare (see
 // radixTree).
