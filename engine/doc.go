@@ -185,9 +185,9 @@
 // block), verification on, an embedded pool sized by PoolDemand and
 // Config.MemoryLimit = SuggestedMemoryLimit, the 12,031-request Mooncake
 // conversation trace (145M prompt tokens, ~3M pages stored) replays in
-// about 8 CPU seconds on a 2-core VM, under 1 GiB resident, with a hit rate equal to
-// the trace's ideal prefix reuse (0.374; no eviction); docs/benchmarks.md
-// has the profile. The connector spells the keys of a lookup or load into a
+// about 8 CPU seconds on a 2-core VM, under 1 GiB resident, with a hit
+// rate equal to the trace's ideal prefix reuse (0.374; no eviction);
+// docs/benchmarks.md has the profile. The connector spells the keys of a lookup or load into a
 // reused buffer and the radix tree indexes blocks in a small table: little
 // garbage is made, and the pool's keys, objects and index are most of the
 // memory.
