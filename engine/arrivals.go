@@ -18,7 +18,7 @@ import (
 //
 // A goroutine reads the source and hashes each prompt and the blocks of
 // its output (hashArrival, a batch of prompts at a time: arrivalBatcher)
-// up to readAhead requests ahead of the engine,
+// up to readAhead requests (and a batch) ahead of the engine,
 // on another core: the engine runs on one goroutine, and reading,
 // synthesising and hashing prompts are a fifth of a replay's work.
 type arrivals struct {
