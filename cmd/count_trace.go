@@ -11,18 +11,17 @@ import (
 // does not synthesise the tokens that Each would, most of the count's
 // time. It reads and checks every record as Each does; ok is false for a
 // source that is not a Mooncake trace file.
-func countTrace(ctx context.Context, src workload.Source) (reqs, tokens int64, ok bool, err error) {
+func countTrace(ctx context.Context, src workload.Source) (n sourceCount, ok bool, err error) {
 	fs, isFile := src.(*workload.FileSource)
 	if !isFile || fs.Format != workload.FormatMooncake {
-		return 0, 0, false, nil
+		return sourceCount{}, false, nil
 	}
 	err = fs.EachTrace(func(_ int, rec workload.TraceRecord) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		reqs++
-		tokens += rec.InputLength + rec.OutputLength
+		n.add(rec.InputLength, rec.OutputLength)
 		return nil
 	})
-	return reqs, tokens, true, err
+	return n, true, err
 }

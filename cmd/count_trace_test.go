@@ -28,14 +28,17 @@ func TestCountTraceMatchesEach(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		reqs, tokens, ok, err := countTrace(context.Background(), src)
+		n, ok, err := countTrace(context.Background(), src)
 		if !ok {
 			t.Fatalf("countTrace(%s) did not count a mooncake trace", path)
 		}
-		wantReqs, wantTokens, wantErr := countSource(context.Background(), eachOnly{src})
-		if reqs != wantReqs || tokens != wantTokens || (err == nil) != (wantErr == nil) ||
+		want, wantErr := countSource(context.Background(), eachOnly{src})
+		if n != want || (err == nil) != (wantErr == nil) ||
 			errors.Is(err, workload.ErrBadInput) != errors.Is(wantErr, workload.ErrBadInput) {
-			t.Errorf("countTrace(%s) = %d, %d, %v, want %d, %d, %v as Each counts", path, reqs, tokens, err, wantReqs, wantTokens, wantErr)
+			t.Errorf("countTrace(%s) = %+v, %v, want %+v, %v as Each counts", path, n, err, want, wantErr)
+		}
+		if path != bad && (n.outputTokens <= 0 || n.outputTokens >= n.tokens) {
+			t.Errorf("countTrace(%s) = %+v: output tokens not a part of the tokens", path, n)
 		}
 		if path == bad && err == nil {
 			t.Errorf("countTrace(%s) = nil error, want the bad line's", path)
@@ -48,7 +51,7 @@ func TestCountTraceOnlyTraces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, ok, _ := countTrace(context.Background(), src); ok {
+	if _, ok, _ := countTrace(context.Background(), src); ok {
 		t.Errorf("countTrace(kvctl requests) counted, want it left to Each")
 	}
 }

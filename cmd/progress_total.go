@@ -18,8 +18,8 @@ func requestCount(ctx context.Context, src workload.Source) (int64, error) {
 	if fs, ok := src.(*workload.FileSource); ok {
 		return nonBlankLines(ctx, fs.Path)
 	}
-	n, _, err := countSource(ctx, src)
-	return n, err
+	n, err := countSource(ctx, src)
+	return n.requests, err
 }
 
 // nonBlankLines counts the lines of the file at path that hold more than

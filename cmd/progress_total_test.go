@@ -44,8 +44,8 @@ func TestRequestCountOfTraceMatchesReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _, err := countSource(context.Background(), src)
-	if err != nil || got != want {
+	n, err := countSource(context.Background(), src)
+	if want := n.requests; err != nil || got != want {
 		t.Errorf("requestCount(trace-small) = %d, want %d requests as Each reads them (%v)", got, want, err)
 	}
 }

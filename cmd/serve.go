@@ -234,13 +234,14 @@ func (o *serveOptions) attachPool(ctx context.Context, ios *IOStreams, cfg *engi
 		cfg.Pool, cfg.RemovePages = st, o.removesPages()
 		return 0, err
 	}
-	reqs, tokens, err := countSource(ctx, src)
+	n, err := countSource(ctx, src)
 	if err != nil {
 		return 0, err // a bad line is workload.ErrBadInput (exit 2); a failed read exits 1
 	}
-	st, err := openRunPool(cfg.Clock, cfg.Keys.Layout, tokens, o.PoolSeed)
+	cfg.OutputTokens = n.outputTokens
+	st, err := openRunPool(cfg.Clock, cfg.Keys.Layout, n.tokens, o.PoolSeed)
 	cfg.Pool = st
-	return reqs, err
+	return n.requests, err
 }
 
 // removesPages reports whether serve removes the pages it stored from
@@ -252,20 +253,33 @@ func (o *serveOptions) removesPages() bool {
 	return err == nil && u.Scheme == "mooncake-store" && !o.Keep
 }
 
+// sourceCount is what countSource counts: the requests, their prompt and
+// output tokens together, and their output tokens alone.
+type sourceCount struct {
+	requests, tokens, outputTokens int64
+}
+
+// add counts a request of prompt and output tokens.
+func (n *sourceCount) add(prompt, output int64) {
+	n.requests++
+	n.tokens += prompt + output
+	n.outputTokens += output
+}
+
 // countSource counts the requests of a source and their prompt and output
 // tokens; a cancelled ctx stops it (a large --synthetic workload takes a
 // while to generate).
-func countSource(ctx context.Context, src workload.Source) (reqs, tokens int64, err error) {
-	if reqs, tokens, ok, err := countTrace(ctx, src); ok {
-		return reqs, tokens, err
+func countSource(ctx context.Context, src workload.Source) (sourceCount, error) {
+	if n, ok, err := countTrace(ctx, src); ok {
+		return n, err
 	}
-	err = src.Each(func(r workload.Request) error {
+	var n sourceCount
+	err := src.Each(func(r workload.Request) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		reqs++
-		tokens += int64(len(r.Tokens) + r.OutputLength)
+		n.add(int64(len(r.Tokens)), int64(r.OutputLength))
 		return nil
 	})
-	return reqs, tokens, err
+	return n, err
 }

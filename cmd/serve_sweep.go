@@ -84,10 +84,11 @@ func runServeSweep(ctx context.Context, ios *IOStreams, g *globalOptions, o *ser
 		return err
 	}
 	defer o.Plot.discard()
-	reqs, _, err := countSource(ctx, src)
+	n, err := countSource(ctx, src)
 	if err != nil {
 		return err
 	}
+	reqs := n.requests
 	res := sweepResult{Model: o.Costs.Model, Costs: cfg.Costs, Scale: sensitivity.NewScale(cfg.Keys.Layout), WindowMS: ms(o.Sweep.Window), RecentMS: ms(o.Sweep.Recent),
 		Criteria: sensitivity.DefaultCriteria()}
 	bar := newProgress(ios, g, "replay", "requests", int(reqs)*len(caps))

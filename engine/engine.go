@@ -114,6 +114,9 @@ func newOwner(cfg Config, out *outcome, index int) (*engine, error) {
 	cfg.Faults.Seed += uint64(index)
 	l := cfg.Keys.Layout
 	e := &engine{cfg: cfg, perBlock: l.TokensPerBlock, clock: cfg.Clock, model: Model{Regions: cfg.GPU.Regions}, outcome: out}
+	if cfg.OutputTokens > 0 {
+		e.lat.itl = make([]float32, 0, cfg.OutputTokens/int64(max(1, cfg.AttentionDP)))
+	}
 	var err error
 	if e.pages, err = newPageMemory(allRankSlots(l), cfg.GPU.Blocks); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
