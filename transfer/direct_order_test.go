@@ -51,12 +51,7 @@ func TestDirectLoadCallsOutOfOrder(t *testing.T) {
 			putAll(t, store, whole)
 			putAll(t, store, append(broken[:9:9], broken[10:]...))
 			f.zeroGPU(t)
-			l, err := NewLoader(Options{Device: f.dev, Pool: store, Pools: f.pools, Direct: true, Batch: 3, Parallel: 4, Mode: mode})
-			skipUnsupported(t, err)
-			if err != nil {
-				t.Fatalf("NewLoader(direct, %s) error = %v", mode, err)
-			}
-			defer l.Close()
+			l := openLoader(t, Options{Device: f.dev, Pool: store, Pools: f.pools, Direct: true, Batch: 3, Parallel: 4, Mode: mode})
 			f.checkLoadOfBrokenAndWhole(t, l, broken, whole)
 		})
 	}
@@ -74,12 +69,7 @@ func TestDirectSaveCallsOutOfOrder(t *testing.T) {
 			store.slow = rs[0].Key
 			f.fillGPU(t, rs)
 			putAll(t, store, rs[7:8])
-			s, err := NewSaver(Options{Device: f.dev, Pool: store, Pools: f.pools, Direct: true, Batch: 3, Parallel: 4, Mode: mode})
-			skipUnsupported(t, err)
-			if err != nil {
-				t.Fatalf("NewSaver(direct, %s) error = %v", mode, err)
-			}
-			defer s.Close()
+			s := openSaver(t, Options{Device: f.dev, Pool: store, Pools: f.pools, Direct: true, Batch: 3, Parallel: 4, Mode: mode})
 			res, err := s.Save(context.Background(), SaveJob{RequestID: "r", Pages: rs}, nil)
 			if err != nil || res.Stored != len(rs)-1 || res.AlreadyExists != 1 {
 				t.Fatalf("direct Save(%s) = %+v, %v, want %d stored, 1 already there", mode, res, err, len(rs)-1)

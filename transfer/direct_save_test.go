@@ -22,12 +22,7 @@ func TestDirectSaveMemPool(t *testing.T) {
 			rs := append(refs("s0", 0, 0, 9), refs("s1", 1, 2, 5)...)
 			f.fillGPU(t, rs)
 			putAll(t, store, rs[3:4]) // present before the save: kept
-			s, err := NewSaver(Options{Device: f.dev, Pool: store, Pools: f.pools, Direct: true, Batch: 4, Mode: mode, Stats: &Stats{}})
-			skipUnsupported(t, err)
-			if err != nil {
-				t.Fatalf("NewSaver(direct, %s) error = %v", mode, err)
-			}
-			defer s.Close()
+			s := openSaver(t, Options{Device: f.dev, Pool: store, Pools: f.pools, Direct: true, Batch: 4, Mode: mode, Stats: &Stats{}})
 			res, err := s.Save(context.Background(), SaveJob{RequestID: "r", Pages: rs}, nil)
 			if err != nil {
 				t.Fatalf("direct Save(%s) error = %v", mode, err)

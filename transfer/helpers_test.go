@@ -250,6 +250,31 @@ func skipUnsupported(t *testing.T, err error) {
 	}
 }
 
+// openLoader is NewLoader(o) for a test: skipped where the device lacks
+// what o asks for, fatal on any other error, closed when the test ends.
+func openLoader(t *testing.T, o Options) *Loader {
+	t.Helper()
+	l, err := NewLoader(o)
+	skipUnsupported(t, err)
+	if err != nil {
+		t.Fatalf("NewLoader(direct %v, %s) error = %v", o.Direct, o.Mode, err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
+}
+
+// openSaver is openLoader for NewSaver.
+func openSaver(t *testing.T, o Options) *Saver {
+	t.Helper()
+	s, err := NewSaver(o)
+	skipUnsupported(t, err)
+	if err != nil {
+		t.Fatalf("NewSaver(direct %v, %s) error = %v", o.Direct, o.Mode, err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
 func (f *fixture) options() Options {
 	return Options{Device: f.dev, Pool: f.store, Pools: f.pools, Stats: &Stats{}}
 }

@@ -28,12 +28,7 @@ func TestLoadRoundTrip(t *testing.T) {
 				}
 				o := f.options()
 				o.Mode, o.Direct, o.Batch = mode, direct, 4
-				l, err := NewLoader(o)
-				skipUnsupported(t, err)
-				if err != nil {
-					t.Fatalf("NewLoader error = %v", err)
-				}
-				defer l.Close()
+				l := openLoader(t, o)
 				results, err := l.Load(context.Background(), jobs)
 				if err != nil {
 					t.Fatalf("Load error = %v", err)

@@ -19,12 +19,7 @@ func TestSaveRoundTrip(t *testing.T) {
 			f.fillGPU(t, rs)
 			o := f.options()
 			o.Mode, o.Batch = mode, 4
-			s, err := NewSaver(o)
-			skipUnsupported(t, err)
-			if err != nil {
-				t.Fatalf("NewSaver error = %v", err)
-			}
-			defer s.Close()
+			s := openSaver(t, o)
 			res, err := s.Save(context.Background(), SaveJob{RequestID: "r", Pages: rs}, nil)
 			if err != nil {
 				t.Fatalf("Save error = %v", err)

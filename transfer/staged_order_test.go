@@ -58,12 +58,7 @@ func TestStagedLoadCallsOutOfOrder(t *testing.T) {
 			store := laggingCalls{mapStore: f.store, slow: map[string]bool{broken[0].Key: true, whole[24].Key: true}}
 			f.seed(t, whole)
 			f.seed(t, append(broken[:9:9], broken[10:]...))
-			l, err := NewLoader(Options{Device: f.dev, Pool: store, Pools: f.pools, Batch: 3, Parallel: 4, Mode: mode})
-			skipUnsupported(t, err)
-			if err != nil {
-				t.Fatalf("NewLoader(%s) error = %v", mode, err)
-			}
-			defer l.Close()
+			l := openLoader(t, Options{Device: f.dev, Pool: store, Pools: f.pools, Batch: 3, Parallel: 4, Mode: mode})
 			f.checkLoadOfBrokenAndWhole(t, l, broken, whole)
 		})
 	}
@@ -81,12 +76,7 @@ func TestStagedSaveCallsOutOfOrder(t *testing.T) {
 			store := laggingCalls{mapStore: f.store, slow: map[string]bool{r0[0].Key: true, r0[64].Key: true}}
 			f.store.putFail[r1[7].Key] = pool.NoAvailableHandle
 			f.fillGPU(t, append(r0, r1...))
-			s, err := NewSaver(Options{Device: f.dev, Pool: store, Pools: f.pools, Batch: 3, Parallel: 4, Mode: mode})
-			skipUnsupported(t, err)
-			if err != nil {
-				t.Fatalf("NewSaver(%s) error = %v", mode, err)
-			}
-			defer s.Close()
+			s := openSaver(t, Options{Device: f.dev, Pool: store, Pools: f.pools, Batch: 3, Parallel: 4, Mode: mode})
 			res, err := s.SaveAll(context.Background(), []SaveJob{{RequestID: "0", Pages: r0}, {RequestID: "1", Pages: r1}}, nil)
 			if err != nil {
 				t.Fatalf("SaveAll(%s) error = %v", mode, err)
