@@ -75,11 +75,8 @@ func (c *loadCall) start(ctx context.Context, lookup lookupFunc) (*setWork, erro
 	if err != nil {
 		return nil, err
 	}
-	s.items = append(s.items[:0], batch...)
 	chunk := c.callChunk(len(batch))
-	if s.descs == nil {
-		s.scratch.place(s.items)
-	} else if err := s.scratch.placeDescribed(s.descs, s.items, cuda.HostToDevice, callsOf(len(batch), chunk)); err != nil {
+	if err := s.takeItems(batch, cuda.HostToDevice, chunk); err != nil {
 		return nil, err
 	}
 	task := lookup(ctx, s, len(batch), chunk)
