@@ -1,6 +1,7 @@
 package mem
 
 import (
+	"math/rand/v2"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -23,37 +24,67 @@ const (
 // bounded amount of memory kept by an object or key that outlives its
 // neighbours, which a put's objects, taken together and evicted in about
 // the order they came, seldom do.
+//
+// Calls take from one of several slabs at a time (shards): the first whose
+// lock is free. One caller at a time, as the replay's engine, always finds
+// the first free and fills one slab; the 16 threads of a staged save on an
+// H200 queued on a single lock, handed over in turn, which cost the save's
+// puts twice their wall time (a 4 KiB save fell from 0.44 to 0.34 of the
+// link).
 type slabs[T any] struct {
 	size   int // of a slab, in Ts
-	mu     sync.Mutex
-	cur    []T
+	shards [slabShards]slabShard[T]
 	ahead  chan []T    // a slab made and touched ahead; room for one
 	making atomic.Bool // a goroutine is making the slab ahead
+}
+
+// slabShards is how many slabs the calls take from at once.
+const slabShards = 16
+
+// slabShard is the slab one call at a time takes from, alone on its cache
+// line.
+type slabShard[T any] struct {
+	mu  sync.Mutex
+	cur []T
+	_   [64 - unsafe.Sizeof(sync.Mutex{}) - unsafe.Sizeof([]T(nil))]byte
 }
 
 func newSlabs[T any](size int) *slabs[T] {
 	return &slabs[T]{size: size, ahead: make(chan []T, 1)}
 }
 
-// take returns n fresh Ts, zero: from the current slab, from a new one
-// when it has fewer than n left (the rest are never used), or of their own
+// take returns n fresh Ts, zero: from a shard's slab, from a new one when
+// it has fewer than n left (the rest are never used), or of their own
 // when n is more than a slab holds.
 func (s *slabs[T]) take(n int) []T {
 	if n > s.size {
 		return make([]T, n)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.cur) < n {
-		s.cur = s.next()
+	sh := s.lock()
+	defer sh.mu.Unlock()
+	if len(sh.cur) < n {
+		sh.cur = s.next()
 	}
-	out := s.cur[:n:n]
-	s.cur = s.cur[n:]
+	out := sh.cur[:n:n]
+	sh.cur = sh.cur[n:]
 	return out
 }
 
+// lock locks and returns the first shard whose lock is free, or, when
+// every one is held, waits for one drawn at random.
+func (s *slabs[T]) lock() *slabShard[T] {
+	for i := range s.shards {
+		if s.shards[i].mu.TryLock() {
+			return &s.shards[i]
+		}
+	}
+	sh := &s.shards[rand.IntN(slabShards)]
+	sh.mu.Lock()
+	return sh
+}
+
 // next is the slab made ahead, or a new one when it is not ready yet; a
-// slab is then made ahead for the call after. s.mu is held.
+// slab is then made ahead for the call after.
 func (s *slabs[T]) next() []T {
 	var slab []T
 	select {

@@ -56,3 +56,26 @@ func TestObjectSlabsShareASlab(t *testing.T) {
 		t.Errorf("the second call's objects do not follow the first's in one slab")
 	}
 }
+
+// A call that finds the first shard's lock held takes from another
+// shard's slab, and the first shard's slab goes on where it stopped.
+func TestObjectSlabsSpillToAnotherShard(t *testing.T) {
+	s := newSlabs[object](sharedSlabObjects)
+	follows := func(a, b []object) bool {
+		return uintptr(unsafe.Pointer(&a[len(a)-1]))+unsafe.Sizeof(object{}) == uintptr(unsafe.Pointer(&b[0]))
+	}
+	a := s.take(3)
+	s.shards[0].mu.Lock()
+	b := s.take(5)
+	s.shards[0].mu.Unlock()
+	c := s.take(2)
+	if follows(a, b) {
+		t.Errorf("a call that found the first shard held took from its slab")
+	}
+	if !follows(a, c) {
+		t.Errorf("the first shard's slab did not go on where it stopped")
+	}
+	if len(s.shards[1].cur) != sharedSlabObjects-5 {
+		t.Errorf("the second shard's slab has %d objects left, want %d", len(s.shards[1].cur), sharedSlabObjects-5)
+	}
+}
