@@ -133,6 +133,17 @@ type ArenaHolder interface {
 	Arenas() [][]byte
 }
 
+// ArenaPinObserver is implemented by ArenaHolders that do work on their
+// arenas which a caller pinning them makes redundant: pool/mem maps the
+// pages of a new arena of large values ahead of its fill, and a GPU's
+// registration of the arena (cuMemHostRegister) maps every page as it
+// locks it, so the kernel would map the same pages twice, on two threads.
+// A caller that pins every arena calls ArenasPinned and, once it stops
+// pinning them, the function it returned.
+type ArenaPinObserver interface {
+	ArenasPinned() (unpinned func())
+}
+
 // Viewer is implemented by backends that can look values up in place,
 // without copying them: what direct loads need, with ArenaHolder.
 type Viewer interface {

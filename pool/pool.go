@@ -38,6 +38,7 @@
 //	ReadOnly        refuses Put and Remove                                     yes                       yes
 //	Evicter         the owner runs the eviction step (EvictNow)    yes
 //	ArenaHolder     values in host arenas a device can map         yes
+//	ArenaPinObserver arenas pinned by a caller, not mapped ahead   yes
 //	Viewer          values looked up in place (ViewBatch)          yes
 //	Reserver        values placed, written in place, committed     yes
 //	BufferRegistrar Get and Put in place in registered buffers                           yes

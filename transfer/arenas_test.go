@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/kvctl/kvctl/cuda"
+	"github.com/kvctl/kvctl/pool/mem"
 )
 
 // TestArenasShareOnePerPoolAndDevice opens direct loaders and savers of
@@ -41,5 +42,56 @@ func TestArenasShareOnePerPoolAndDevice(t *testing.T) {
 	}
 	if a.size() != 0 || b.size() != 0 {
 		t.Errorf("registries after closing hold %d and %d registrations, want none", a.size(), b.size())
+	}
+}
+
+// gpuLike is host emulation that says it is a GPU, as one whose
+// registrations pin the memory they register.
+type gpuLike struct{ cuda.Device }
+
+func (d gpuLike) Info() cuda.Info {
+	info := d.Device.Info()
+	info.Emulated = false
+	return info
+}
+
+// pinWatch is an embedded pool that counts the callers pinning its arenas.
+type pinWatch struct {
+	*mem.Store
+	pinning int
+}
+
+func (w *pinWatch) ArenasPinned() func() {
+	w.pinning++
+	return func() { w.pinning-- }
+}
+
+// A direct loader on a device whose registrations pin tells the pool its
+// arenas are pinned (so that it does not map them ahead too) until it
+// closes; on host emulation, which pins nothing, it does not.
+func TestDirectRegistrationTellsThePoolItPins(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		gpu  bool
+	}{{"host emulation", false}, {"a device that pins", true}} {
+		f := newFixture(t, 8, newMapStore())
+		dev := f.dev
+		if tt.gpu {
+			dev = gpuLike{f.dev}
+		}
+		w := &pinWatch{Store: newSmallMemPool(t, 8<<10)}
+		l, err := NewLoader(Options{Device: dev, Pool: w, Pools: f.pools, Direct: true, Batch: 4, Mode: cuda.ModeKernel, Arenas: NewArenas()})
+		if err != nil {
+			t.Fatalf("%s: NewLoader(direct) error = %v", tt.name, err)
+		}
+		if want := map[bool]int{false: 0, true: 1}[tt.gpu]; w.pinning != want {
+			t.Errorf("%s: %d callers pin the arenas while the loader is open, want %d", tt.name, w.pinning, want)
+		}
+		if err := l.Close(); err != nil {
+			t.Fatalf("%s: Close error = %v", tt.name, err)
+		}
+		if w.pinning != 0 {
+			t.Errorf("%s: %d callers pin the arenas after the loader closed, want 0", tt.name, w.pinning)
+		}
 	}
 }

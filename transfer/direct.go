@@ -45,6 +45,9 @@ type arenaMap struct {
 
 	mu   sync.RWMutex
 	regs []arenaReg // sorted by addr
+	// unpinned tells src the map no longer pins its arenas (nil: it was
+	// not told they were).
+	unpinned func()
 }
 
 type arenaReg struct {
@@ -58,6 +61,9 @@ func newArenaMap(dev cuda.Device, src pool.ArenaHolder) (*arenaMap, error) {
 	m := &arenaMap{dev: dev, src: src}
 	m.views, _ = src.(ArenaStore)
 	m.writer, _ = src.(ArenaWriter)
+	if obs, ok := src.(pool.ArenaPinObserver); ok && !dev.Info().Emulated {
+		m.unpinned = obs.ArenasPinned()
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.refreshLocked(); err != nil {
@@ -172,5 +178,8 @@ func (m *arenaMap) closeLocked() error {
 		errs = append(errs, r.mem.Close())
 	}
 	m.regs = nil
+	if m.unpinned != nil {
+		m.unpinned()
+	}
 	return errors.Join(errs...)
 }

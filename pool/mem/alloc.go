@@ -4,6 +4,7 @@ import (
 	"math/bits"
 	"sort"
 	"sync"
+	"sync/atomic"
 )
 
 // binCount bins cover every int64 size: a bin is a size rounded down to a
@@ -102,7 +103,7 @@ type extent struct {
 // one arena, one buffer a device can register. In metadata-only mode no
 // bytes exist and the segment is a single arena: one contiguous range, as
 // upstream's. Once the store is shared, mu guards every field but the
-// constant name, capacity, arenaSize, noBytes and populate.
+// constant name, capacity, arenaSize, noBytes, populate and pinners.
 type segment struct {
 	mu        sync.Mutex
 	name      string
@@ -110,6 +111,7 @@ type segment struct {
 	arenaSize int64
 	noBytes   bool
 	populate  func(mem []byte) // populateArena; tests watch it
+	pinners   *atomic.Int32    // the store's callers pinning its arenas (ArenasPinned); nil: none
 	arenas    []arena
 	openedEnd int64 // where the address space no arena covers begins
 	trailed   int64 // where the pages mapped ahead of small values' fill end (trail)
@@ -214,10 +216,10 @@ func (g *segment) firstNonEmpty(from int) int {
 
 // openArena opens the next arena, large enough for n bytes where the
 // segment has room, and returns its free extent; with populate, its pages
-// are mapped ahead (populateArena).
+// are mapped ahead (populateArena), unless a caller pins them.
 func (g *segment) openArena(n int64, populate bool) *extent {
 	start, end := g.openRaw(max(n, g.arenaSize))
-	if populate && !g.noBytes {
+	if populate && !g.noBytes && !g.pinned() {
 		g.populate(g.arenas[len(g.arenas)-1].mem)
 	}
 	return g.insert(start, end-start)

@@ -1,5 +1,11 @@
 package mem
 
+import (
+	"sync"
+
+	"github.com/kvctl/kvctl/pool"
+)
+
 // populateMin is the least mean size of the values of a run (placeRun)
 // whose new arena is populated ahead (populateArena): a value of a page
 // or more is copied in with
@@ -11,3 +17,19 @@ package mem
 // whole-trace replay's 128-byte values took 150 MiB more memory for no
 // gain in time.
 const populateMin = 4 << 10
+
+var _ pool.ArenaPinObserver = (*Store)(nil)
+
+// ArenasPinned says a caller pins every arena of the store (a GPU
+// registering them for direct transfers): until the function it returns
+// is called, no arena opened is populated ahead, since pinning maps its
+// pages. Populated and registered both, the arenas of an H200 serve run
+// with 64 KiB pages took 2.8 s of system time against 1.5 s.
+func (s *Store) ArenasPinned() (unpinned func()) {
+	s.pinners.Add(1)
+	var once sync.Once
+	return func() { once.Do(func() { s.pinners.Add(-1) }) }
+}
+
+// pinned says some caller pins the segment's arenas (ArenasPinned).
+func (g *segment) pinned() bool { return g.pinners != nil && g.pinners.Load() > 0 }

@@ -49,3 +49,39 @@ func TestArenaPopulatedForLargeValues(t *testing.T) {
 		s.Close()
 	}
 }
+
+// While a caller pins the arenas (ArenasPinned), an arena that values of a
+// page or more open is not populated ahead; once every pinning caller has
+// stopped, the next is, and stopping twice counts once.
+func TestArenasPinnedAreNotPopulated(t *testing.T) {
+	s, err := New(Options{Capacity: 64 << 20, Segments: 1, ArenaSize: 8 << 20, Eviction: EvictManual})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	populated := 0
+	s.segs[0].populate = func([]byte) { populated++ }
+	put := func(round int) {
+		t.Helper()
+		items := make([]pool.PutItem, 128) // 8 MiB: one arena each round
+		for i := range items {
+			items[i] = pool.PutItem{Key: fmt.Sprint("r", round, "k", i), Value: make([]byte, 64<<10)}
+		}
+		if err := s.Put(context.Background(), items, make([]pool.Code, len(items))); err != nil {
+			t.Fatalf("round %d: Put = %v", round, err)
+		}
+	}
+	first, second := s.ArenasPinned(), s.ArenasPinned()
+	put(0)
+	first()
+	first()
+	put(1)
+	if populated != 0 {
+		t.Fatalf("%d arenas populated while a caller pins them, want 0", populated)
+	}
+	second()
+	put(2)
+	if populated != 1 {
+		t.Errorf("%d arenas populated once no caller pins them, want 1", populated)
+	}
+}

@@ -75,6 +75,7 @@ type Store struct {
 	used         atomic.Int64 // the objects' sizes: the segments' held bytes
 	needEviction atomic.Bool
 	softPins     atomic.Bool   // an object was soft-pinned since the store opened
+	pinners      atomic.Int32  // callers pinning the arenas (ArenasPinned)
 	draws        atomic.Uint64 // random start shards drawn (lease.go)
 	lastGrant    atomic.Int64  // the latest lease deadline granted (lease.go)
 
@@ -98,6 +99,7 @@ func New(opts Options) (*Store, error) {
 		objs: newSlabs[object](sharedSlabObjects), keyMem: newSlabs[byte](sharedSlabKeyBytes)}
 	for i := range o.Segments {
 		g := newSegment(fmt.Sprintf("mem-%d", i), o.segmentCapacity(i), o.ArenaSize, o.MetadataOnly)
+		g.pinners = &s.pinners
 		s.segs = append(s.segs, g)
 		s.maxAlloc = max(s.maxAlloc, g.capacity)
 		s.runLimit = max(s.runLimit, g.arenaSize)
