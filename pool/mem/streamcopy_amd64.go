@@ -20,10 +20,8 @@ const (
 )
 
 // copyValue copies src into dst, as many bytes as the shorter holds, as
-// copy does: the bytes of a new value, or of a value read into a caller's
-// buffer. Neither is often read by this CPU again before it leaves the
-// caches (a value read is most often a staging slot that a device reads
-// by DMA), so from streamMin bytes on, where dst is
+// copy does: the bytes of a new value. A value put is seldom read again
+// before it leaves the caches, so from streamMin bytes on, where dst is
 // aligned to a cache line, its whole lines are written with non-temporal
 // stores: they fill the lines without first reading them, and spare the
 // caches.
