@@ -27,10 +27,11 @@ const (
 //
 // Calls take from one of several slabs at a time (shards): the first whose
 // lock is free. One caller at a time, as the replay's engine, always finds
-// the first free and fills one slab; the 16 threads of a staged save on an
-// H200 queued on a single lock, handed over in turn, which cost the save's
-// puts twice their wall time (a 4 KiB save fell from 0.44 to 0.34 of the
-// link).
+// the first free and fills one slab. With a single slab, the 16 threads of
+// an H200's saves of 4 KiB pages queued on its lock: in a direct save of a
+// GiB its hand-overs kept them waiting 94 ms in all (an execution trace),
+// and staged saves' puts took 25-29 ms of wall time against 11-13 ms
+// before slabs (2026-12-03, docs/benchmarks.md).
 type slabs[T any] struct {
 	size   int // of a slab, in Ts
 	shards [slabShards]slabShard[T]
