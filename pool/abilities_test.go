@@ -33,6 +33,7 @@ var abilities = map[string]reflect.Type{
 	"ReadOnly":          reflect.TypeFor[pool.ReadOnly](),
 	"Evicter":           reflect.TypeFor[pool.Evicter](),
 	"ArenaHolder":       reflect.TypeFor[pool.ArenaHolder](),
+	"ArenaPinObserver":  reflect.TypeFor[pool.ArenaPinObserver](),
 	"Viewer":            reflect.TypeFor[pool.Viewer](),
 	"Reserver":          reflect.TypeFor[pool.Reserver](),
 	"BufferRegistrar":   reflect.TypeFor[pool.BufferRegistrar](),

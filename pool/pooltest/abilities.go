@@ -220,6 +220,23 @@ func testUsage(f *fixture) {
 	}
 }
 
+// testArenasPinned: values put while a caller pins the arenas, and after
+// it stopped (twice), read back whole.
+func testArenasPinned(f *fixture) {
+	po, ok := f.s.(pool.ArenaPinObserver)
+	if !ok {
+		f.t.Skip("backend does not implement pool.ArenaPinObserver")
+	}
+	pinned, after := f.key("pinned"), f.key("after")
+	unpinned := po.ArenasPinned()
+	f.mustPut(item(pinned, value(pinned, 1<<20)))
+	unpinned()
+	unpinned()
+	f.mustPut(item(after, value(after, 1<<20)))
+	f.mustGet(pinned, value(pinned, 1<<20))
+	f.mustGet(after, value(after, 1<<20))
+}
+
 func testLocate(f *fixture) {
 	lo, ok := f.s.(pool.Locator)
 	if !ok {

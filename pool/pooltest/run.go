@@ -36,6 +36,7 @@ func Run(t *testing.T, open func(t *testing.T) pool.Store) {
 		{"ExistLeasing", testExistLeasing},
 		{"Sizes", testSizes},
 		{"Usage", testUsage},
+		{"ArenasPinned", testArenasPinned},
 		{"Leases", testLeases},
 		{"Locate", testLocate},
 		{"KeysCopied", testKeysCopied},
