@@ -73,7 +73,9 @@ repeatable: the runs are the cross product) runs several configurations. Each ru
 untimed transfers of the same pages with the same loader or saver (1 by
 default), so that one-time costs of the process stay out of the figure; the
 GPU pages are zeroed (loads) or the keys removed (saves) before the timed
-transfer. A pool named with --pool (or $KVCTL_POOL) keeps none of the run's keys
+transfer. --repeat N times N transfers, so reset before each, and reports the
+median one with the range of the ratio to the baseline: one transfer on a
+shared machine can stray far from the next. A pool named with --pool (or $KVCTL_POOL) keeps none of the run's keys
 (kvctl-bench/PAGE_BYTES/SEED/N) once it ends, unless --keep.
 
 Exit codes: 3 when --verify finds a page that differs, 5 when --device cuda
@@ -113,6 +115,7 @@ finds no usable GPU or driver.`,
 	fs.BoolVar(&o.run.Verify, "verify", true, "check every page byte-identical after the transfer (xxh3-128)")
 	o.Plot.register(fs, "GB/s against page size per copy mode and path, with the baseline,")
 	fs.IntVar(&o.run.Warmups, "warmup", 1, fmt.Sprintf("untimed runs of the same transfer before the timed one, 0..%d (0: none)", maxBenchWarmups))
+	fs.IntVar(&o.run.Repeats, "repeat", 1, fmt.Sprintf("timed runs of the same transfer, 1..%d: the figures are the median run's, with the range of the ratio", maxBenchRepeats))
 	return c
 }
 

@@ -62,6 +62,9 @@ func (o *benchOptions) base(dir transfer.Direction) (transfer.BenchOptions, erro
 	if r.Warmups > maxBenchWarmups {
 		return r, usagef("--warmup %d is outside 0..%d", r.Warmups, maxBenchWarmups)
 	}
+	if r.Repeats < 1 || r.Repeats > maxBenchRepeats {
+		return r, usagef("--repeat %d is outside 1..%d", r.Repeats, maxBenchRepeats)
+	}
 	var err error
 	if r.PageBytes, err = positiveSize("--page-bytes", o.PageBytes); err != nil {
 		return r, err
@@ -117,11 +120,13 @@ func (o *benchOptions) set(r *transfer.BenchOptions, param, v string) error {
 	return err
 }
 
-// The most load workers and untimed warm-up runs a bench takes: each
-// worker is started up front, and every warm-up moves all the bytes.
+// The most load workers, untimed warm-up runs and timed runs a bench
+// takes: each worker is started up front, and every run moves all the
+// bytes.
 const (
 	maxBenchWorkers = 1024
 	maxBenchWarmups = 100
+	maxBenchRepeats = 100
 )
 
 // fillPages sets the page count from --pages or --bytes.

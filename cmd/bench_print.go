@@ -31,7 +31,7 @@ func printBench(ios *IOStreams, g *globalOptions, sweep bool, rs []transfer.Benc
 			mode = fmt.Sprintf("async x%d", r.Workers)
 		}
 		tp.addRow(r.Direction, r.Mode, mode, size.Human(r.PageBytes), r.RegionsPerPage, r.Pages,
-			fmt.Sprintf("%.2f", r.GBps), fmt.Sprintf("%.2f", r.BaselineGBps), fmt.Sprintf("%.2f", r.Ratio),
+			fmt.Sprintf("%.2f", r.GBps), fmt.Sprintf("%.2f", r.BaselineGBps), ratioCell(r),
 			fmt.Sprintf("%.2f", r.CopyGBps), r.Verify)
 	}
 	if err := tp.render(); err != nil {
@@ -39,7 +39,7 @@ func printBench(ios *IOStreams, g *globalOptions, sweep bool, rs []transfer.Benc
 	}
 	if len(rs) == 1 {
 		r := rs[0]
-		fmt.Fprintf(ios.Out, "device %s, %s in %.4f s; phases (ms):", r.Device, size.Human(r.Bytes), r.Seconds)
+		fmt.Fprintf(ios.Out, "device %s, %s in %.4f s%s; phases (ms):", r.Device, size.Human(r.Bytes), r.Seconds, medianOf(r))
 		for _, p := range r.Direction.Phases() {
 			if ms, ok := r.PhaseMS[p.String()]; ok {
 				fmt.Fprintf(ios.Out, " %s %.2f", p, ms)
@@ -51,4 +51,22 @@ func printBench(ios *IOStreams, g *globalOptions, sweep bool, rs []transfer.Benc
 		}
 	}
 	return nil
+}
+
+// ratioCell is a run's ratio to the baseline, with the range of its timed
+// runs when there were more than one: "0.83 (0.77-0.84)".
+func ratioCell(r transfer.BenchResult) string {
+	if len(r.RunSeconds) < 2 {
+		return fmt.Sprintf("%.2f", r.Ratio)
+	}
+	return fmt.Sprintf("%.2f (%.2f-%.2f)", r.Ratio, r.RatioMin, r.RatioMax)
+}
+
+// medianOf says which of a run's timed transfers its figures are: "" for
+// one, " (the median of 5)" for more.
+func medianOf(r transfer.BenchResult) string {
+	if r.Repeats < 2 {
+		return ""
+	}
+	return fmt.Sprintf(" (the median of %d)", r.Repeats)
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"time"
 
 	"github.com/kvctl/kvctl/cuda"
@@ -67,6 +68,11 @@ type BenchOptions struct {
 	// the process's one-time costs out of the figure, as a long-running
 	// server has paid them. Saves remove the keys again after each.
 	Warmups int
+	// Repeats is the timed transfers of the same pages with the same
+	// loader or saver (default 1): the result is the median one's, and
+	// lists every one's time. One transfer of a GiB on a shared virtual
+	// machine moved by up to 0.15 of the link from run to run.
+	Repeats int
 	// RemoveKeys removes the run's page keys from the pool when it ends,
 	// so that a shared pool keeps nothing of the run.
 	RemoveKeys bool
@@ -90,7 +96,11 @@ type BenchResult struct {
 	Bytes          int64    `json:"bytes"`
 	Warmups        int      `json:"warmups"`
 	Geometry       Geometry `json:"geometry"`
-	// Seconds is the transfer's wall time; GBps its rate in 10^9 bytes/s.
+	// Repeats is how many timed transfers ran. Seconds is the median's
+	// wall time (of an even count, the faster of the middle two), and the
+	// rate, the ratio, the phases and the device time are that transfer's;
+	// GBps is its rate in 10^9 bytes/s.
+	Repeats int     `json:"repeats"`
 	Seconds float64 `json:"seconds"`
 	GBps    float64 `json:"gb_per_s"`
 	// Baseline is one contiguous pinned copy of the same bytes in the same
@@ -99,6 +109,12 @@ type BenchResult struct {
 	BaselineGBps    float64 `json:"baseline_gb_per_s"`
 	// Ratio is GBps / BaselineGBps.
 	Ratio float64 `json:"ratio_to_baseline"`
+	// RunSeconds is every timed transfer's wall time, in order, and
+	// RatioMin and RatioMax the slowest's and the fastest's ratio to the
+	// baseline (when more than one ran).
+	RunSeconds []float64 `json:"run_seconds,omitempty"`
+	RatioMin   float64   `json:"ratio_min,omitempty"`
+	RatioMax   float64   `json:"ratio_max,omitempty"`
 	// PhaseMS is the wall time per phase, summed over workers; PhaseCPUMS
 	// the CPU time of the threads that ran them (see Totals: the device
 	// copies overlap get and put, and sync is only the time spent waiting
@@ -138,6 +154,7 @@ func (o BenchOptions) withDefaults() (BenchOptions, error) {
 	o.KeyPrefix = cmp.Or(o.KeyPrefix, "kvctl-bench")
 	o.Direction = cmp.Or(o.Direction, DirectionLoad)
 	o.Mode = cmp.Or(o.Mode, cuda.ModeMemcpy)
+	o.Repeats = cmp.Or(o.Repeats, 1)
 	switch {
 	case o.Device == nil || o.Pool == nil:
 		return o, errors.New("bench: a device and a pool are required")
@@ -145,7 +162,7 @@ func (o BenchOptions) withDefaults() (BenchOptions, error) {
 		return o, fmt.Errorf("bench: direction %q: want load or save", o.Direction)
 	case o.Direction == DirectionSave && o.Async:
 		return o, errors.New("bench: async applies to loads only")
-	case o.PageBytes < 0 || o.RegionsPerPage < 0 || o.Pages < 0 || o.RequestPages < 0 || o.Warmups < 0:
+	case o.PageBytes < 0 || o.RegionsPerPage < 0 || o.Pages < 0 || o.RequestPages < 0 || o.Warmups < 0 || o.Repeats < 0:
 		return o, errors.New("bench: sizes and counts must be positive")
 	}
 	return o, nil
@@ -192,7 +209,7 @@ func newBenchResult(o BenchOptions) BenchResult {
 		Direction: o.Direction, Device: o.Device.Info().Name, Mode: string(o.Mode),
 		Direct: o.Direct, Async: o.Async, PageBytes: o.PageBytes,
 		RegionsPerPage: o.RegionsPerPage, RegionBytes: o.PageBytes / int64(o.RegionsPerPage),
-		Pages: o.Pages, Bytes: o.PageBytes * int64(o.Pages), Warmups: o.Warmups, Verify: "skipped",
+		Pages: o.Pages, Bytes: o.PageBytes * int64(o.Pages), Warmups: o.Warmups, Repeats: o.Repeats, Verify: "skipped",
 	}
 	workers := 1
 	if o.Async {
@@ -226,16 +243,70 @@ func (b *benchRun) options() Options {
 }
 
 func (b *benchRun) run(ctx context.Context) error {
+	var runs []timedRun
 	var err error
 	if b.o.Direction == DirectionLoad {
-		err = b.load(ctx)
+		runs, err = b.load(ctx)
 	} else {
-		err = b.save(ctx)
+		runs, err = b.save(ctx)
 	}
 	if err != nil {
 		return err
 	}
-	t := b.stats.Totals()
+	b.takeMedian(runs)
+	if err := b.baseline(); err != nil {
+		return err
+	}
+	b.res.BaselineGBps = gbps(b.res.Bytes, b.res.BaselineSeconds)
+	if b.res.BaselineGBps > 0 {
+		b.res.Ratio = b.res.GBps / b.res.BaselineGBps
+		if len(b.res.RunSeconds) > 1 {
+			b.res.RatioMin = gbps(b.res.Bytes, slices.Max(b.res.RunSeconds)) / b.res.BaselineGBps
+			b.res.RatioMax = gbps(b.res.Bytes, slices.Min(b.res.RunSeconds)) / b.res.BaselineGBps
+		}
+	}
+	return nil
+}
+
+// timedRun is one timed transfer: its wall time and its counters.
+type timedRun struct {
+	seconds float64
+	totals  Totals
+}
+
+// repeat times run Repeats times, each with counters of its own, and
+// returns the runs; from the second on, reset first puts the pages back
+// as the first run found them. It stops at the first error.
+func (b *benchRun) repeat(ctx context.Context, reset func() error, run func(ctx context.Context) error) ([]timedRun, error) {
+	var runs []timedRun
+	for i := range b.o.Repeats {
+		if i > 0 {
+			if err := reset(); err != nil {
+				return nil, err
+			}
+			runtime.GC() // no collection of the last run's garbage while timing
+		}
+		b.stats.Reset()
+		var err error
+		start := time.Now()
+		timed(ctx, func(ctx context.Context) { err = run(ctx) })
+		runs = append(runs, timedRun{seconds: time.Since(start).Seconds(), totals: b.stats.Totals()})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return runs, nil
+}
+
+// takeMedian sets the result's time, rate, phases and device time from
+// the median of the timed runs (of an even count, the faster of the
+// middle two), and lists every run's time when there was more than one.
+func (b *benchRun) takeMedian(runs []timedRun) {
+	byTime := slices.Clone(runs)
+	slices.SortStableFunc(byTime, func(x, y timedRun) int { return cmp.Compare(x.seconds, y.seconds) })
+	m := byTime[(len(byTime)-1)/2]
+	t := m.totals
+	b.res.Seconds = m.seconds
 	b.res.PhaseMS, b.res.PhaseCPUMS = t.Phases.Milliseconds(), t.CPU.Milliseconds()
 	b.res.DeviceMS = float64(t.DeviceCopy) / float64(time.Millisecond)
 	if !b.o.Async {
@@ -243,14 +314,11 @@ func (b *benchRun) run(ctx context.Context) error {
 	}
 	b.res.StoreCalls = t.StoreCalls
 	b.res.GBps = gbps(b.res.Bytes, b.res.Seconds)
-	if err := b.baseline(); err != nil {
-		return err
+	if len(runs) > 1 {
+		for _, r := range runs {
+			b.res.RunSeconds = append(b.res.RunSeconds, r.seconds)
+		}
 	}
-	b.res.BaselineGBps = gbps(b.res.Bytes, b.res.BaselineSeconds)
-	if b.res.BaselineGBps > 0 {
-		b.res.Ratio = b.res.GBps / b.res.BaselineGBps
-	}
-	return nil
 }
 
 func gbps(bytes int64, seconds float64) float64 {
@@ -285,67 +353,67 @@ func (b *benchRun) key(i int) string {
 	return fmt.Sprintf("%s/%d/%d/%d", b.o.KeyPrefix, b.o.PageBytes, b.o.Seed, i)
 }
 
-func (b *benchRun) load(ctx context.Context) error {
+func (b *benchRun) load(ctx context.Context) ([]timedRun, error) {
 	if err := b.seedPool(ctx); err != nil {
-		return err
+		return nil, err
 	}
 	if err := b.touchGPU(); err != nil {
-		return err
+		return nil, err
 	}
 	runtime.GC() // no collection of the setup's garbage while timing
-	results, geo, seconds, err := b.runLoad(ctx)
+	results, geo, runs, err := b.runLoad(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	b.res.Seconds, b.res.Geometry = seconds, geo
+	b.res.Geometry = geo
 	for _, r := range results {
 		if r.Err != nil {
-			return fmt.Errorf("bench load request %s: %w", r.RequestID, r.Err)
+			return nil, fmt.Errorf("bench load request %s: %w", r.RequestID, r.Err)
 		}
 		b.res.Missing += len(r.Missing)
 	}
 	if b.o.Verify {
-		return b.verifyGPU()
+		return runs, b.verifyGPU()
 	}
-	return nil
+	return runs, nil
 }
 
-// runLoad times the load of every page, synchronously or through an
-// AsyncLoader.
-func (b *benchRun) runLoad(ctx context.Context) ([]LoadResult, Geometry, float64, error) {
+// runLoad times the loads of every page, synchronously or through an
+// AsyncLoader, and returns the last one's results.
+func (b *benchRun) runLoad(ctx context.Context) ([]LoadResult, Geometry, []timedRun, error) {
 	jobs := b.jobs()
+	var results []LoadResult
 	if !b.o.Async {
 		l, err := NewLoader(b.options())
 		if err != nil {
-			return nil, Geometry{}, 0, fmt.Errorf("bench: %w", err)
+			return nil, Geometry{}, nil, fmt.Errorf("bench: %w", err)
 		}
 		defer l.Close()
-		err = b.warmUp(func() error {
-			_, err := l.Load(ctx, jobs)
+		load := func(ctx context.Context) (err error) {
+			results, err = l.Load(ctx, jobs)
 			return err
-		})
-		var results []LoadResult
-		start := time.Now()
-		if err == nil {
-			timed(ctx, func(ctx context.Context) { results, err = l.Load(ctx, jobs) })
 		}
-		return results, l.Geometry(), time.Since(start).Seconds(), err
+		if err := b.warmUp(func() error { return load(ctx) }); err != nil {
+			return nil, Geometry{}, nil, err
+		}
+		runs, err := b.repeat(ctx, b.zeroGPU, load)
+		return results, l.Geometry(), runs, err
 	}
 	a, err := NewAsyncLoader(b.options())
 	if err != nil {
-		return nil, Geometry{}, 0, fmt.Errorf("bench: %w", err)
+		return nil, Geometry{}, nil, fmt.Errorf("bench: %w", err)
 	}
 	defer a.Close()
-	err = b.warmUp(func() error {
+	load := func(ctx context.Context) error {
 		err := submitAll(ctx, a, jobs)
-		a.Finished()
+		results = a.Finished()
 		return err
-	})
-	start := time.Now()
-	if err == nil {
-		timed(ctx, func(ctx context.Context) { err = submitAll(ctx, a, jobs) })
 	}
-	return a.Finished(), a.Geometry(), time.Since(start).Seconds(), err
+	if err := b.warmUp(func() error { return load(ctx) }); err != nil {
+		return nil, Geometry{}, nil, err
+	}
+	runs, err := b.repeat(ctx, b.zeroGPU, load)
+	return results, a.Geometry(), runs, err
 }
 
 // warmUp runs the transfer run Warmups times untimed, then forgets their
@@ -380,22 +448,22 @@ func submitAll(ctx context.Context, a *AsyncLoader, jobs []LoadJob) error {
 	return a.Wait(ctx)
 }
 
-func (b *benchRun) save(ctx context.Context) error {
+func (b *benchRun) save(ctx context.Context) ([]timedRun, error) {
 	ready, err := b.fillGPU()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer ready.Destroy()
 	if err := b.warmPool(ctx); err != nil {
-		return err
+		return nil, err
 	}
 	if err := b.clearKeys(ctx); err != nil {
-		return err
+		return nil, err
 	}
 	runtime.GC()
 	s, err := NewSaver(b.options())
 	if err != nil {
-		return fmt.Errorf("bench: %w", err)
+		return nil, fmt.Errorf("bench: %w", err)
 	}
 	defer s.Close()
 	b.res.Geometry = s.Geometry()
@@ -403,26 +471,24 @@ func (b *benchRun) save(ctx context.Context) error {
 	for _, j := range b.jobs() {
 		jobs = append(jobs, SaveJob{RequestID: j.RequestID, Pages: j.Pages})
 	}
-	err = b.warmUp(func() error {
-		if _, err := s.SaveAll(ctx, jobs, ready); err != nil {
-			return err
-		}
-		return b.clearKeys(ctx)
-	})
 	var results []SaveResult
-	start := time.Now()
-	if err == nil {
-		timed(ctx, func(ctx context.Context) { results, err = s.SaveAll(ctx, jobs, ready) })
+	save := func(ctx context.Context) (err error) {
+		results, err = s.SaveAll(ctx, jobs, ready)
+		return err
 	}
-	b.res.Seconds = time.Since(start).Seconds()
+	forget := func() error { return b.clearKeys(ctx) }
+	if err := b.warmUp(func() error { return errors.Join(save(ctx), forget()) }); err != nil {
+		return nil, err
+	}
+	runs, err := b.repeat(ctx, forget, save)
 	if err != nil {
-		return fmt.Errorf("bench: %w", err)
+		return nil, fmt.Errorf("bench: %w", err)
 	}
 	for _, r := range results {
 		b.res.Failed += r.Failed
 	}
 	if b.o.Verify {
-		return b.verifyPool(ctx)
+		return runs, b.verifyPool(ctx)
 	}
-	return nil
+	return runs, nil
 }

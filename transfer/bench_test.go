@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/kvctl/kvctl/cuda"
@@ -94,6 +95,7 @@ func TestBenchRejects(t *testing.T) {
 		{PageBytes: 1000, RegionsPerPage: 3, Options: Options{Device: dev, Pool: p}},
 		{Pages: -1, Options: Options{Device: dev, Pool: p}},
 		{Warmups: -1, Options: Options{Device: dev, Pool: p}},
+		{Repeats: -1, Options: Options{Device: dev, Pool: p}},
 	}
 	for i, o := range tests {
 		if _, err := Bench(context.Background(), o); err == nil {
@@ -258,6 +260,50 @@ func TestBenchWarmupsAreNotCounted(t *testing.T) {
 		}
 		if calls[0] != calls[1] || calls[0] == 0 {
 			t.Errorf("Bench(%s) store calls = %d without warm-ups, %d with 2, want the same, not 0", dir, calls[0], calls[1])
+		}
+	}
+}
+
+// TestBenchRepeatsReportTheMedian times three transfers of each kind: the
+// result lists the three times, its time is their median, its ratio lies
+// between the slowest's and the fastest's, and its counters are one
+// transfer's, as a run of one reports them.
+func TestBenchRepeatsReportTheMedian(t *testing.T) {
+	dev := testDevice(t)
+	for _, o := range []BenchOptions{
+		{Direction: DirectionLoad},
+		{Direction: DirectionLoad, Async: true, Options: Options{Workers: 2}},
+		{Direction: DirectionSave},
+		{Direction: DirectionSave, Options: Options{Direct: true}},
+	} {
+		name := fmt.Sprintf("%s/direct=%v/async=%v", o.Direction, o.Direct, o.Async)
+		o.Device, o.Mode, o.Batch = dev, cuda.ModeKernel, 16
+		o.PageBytes, o.Pages, o.Verify = 4096, 96, true
+		var calls [2]int64
+		for i, repeats := range []int{1, 3} {
+			o.Pool, o.Repeats = newMemPool(t, 16<<20), repeats
+			r, err := Bench(context.Background(), o)
+			skipUnsupported(t, err)
+			if err != nil || r.Verify != "ok" || r.Missing != 0 || r.Failed != 0 {
+				t.Fatalf("Bench(%s, %d repeats) = %+v, %v, want a verified run", name, repeats, r, err)
+			}
+			calls[i] = r.StoreCalls
+			if repeats == 1 {
+				if r.Repeats != 1 || r.RunSeconds != nil || r.RatioMin != 0 || r.RatioMax != 0 {
+					t.Errorf("Bench(%s, 1 repeat) repeats %d, runs %v, ratios %v-%v, want one run and no range", name, r.Repeats, r.RunSeconds, r.RatioMin, r.RatioMax)
+				}
+				continue
+			}
+			sorted := slices.Sorted(slices.Values(r.RunSeconds))
+			if r.Repeats != 3 || len(sorted) != 3 || r.Seconds != sorted[1] {
+				t.Fatalf("Bench(%s, 3 repeats) repeats %d, seconds %v of runs %v, want the median of 3", name, r.Repeats, r.Seconds, r.RunSeconds)
+			}
+			if !(r.RatioMin <= r.Ratio && r.Ratio <= r.RatioMax && r.RatioMin > 0) {
+				t.Errorf("Bench(%s, 3 repeats) ratio %v, range %v-%v, want it inside", name, r.Ratio, r.RatioMin, r.RatioMax)
+			}
+		}
+		if calls[0] != calls[1] || calls[0] == 0 {
+			t.Errorf("Bench(%s) store calls %d for one run, %d for the median of 3, want the same, not 0", name, calls[0], calls[1])
 		}
 	}
 }
