@@ -71,8 +71,8 @@ func (s *Store) Sizes(ctx context.Context, keys []string, n []int64) error {
 // are copied outside the index lock while the objects are held as being
 // read, by copy. Non-temporal stores (copyValue), which spare the caches
 // when a put writes, made the staged loads of an H200 host slower when
-// Get wrote its staging slots with them: 0.68-0.74 of the link against
-// 0.76-0.83 with copy, at 16 and 64 KiB pages (docs/benchmarks.md).
+// Get wrote its staging slots with them: 0.64-0.74 of the link against
+// 0.76-0.84 with copy, at 16 and 64 KiB pages (docs/benchmarks.md).
 func (s *Store) Get(ctx context.Context, keys []string, bufs [][]byte, n []int64) error {
 	if len(bufs) != len(keys) {
 		return &pool.Error{Code: pool.InvalidParams, Op: "get", Err: errLengths(len(keys), len(bufs), "buffers")}

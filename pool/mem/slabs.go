@@ -30,7 +30,7 @@ const (
 // the first free and fills one slab. With a single slab, the 16 threads of
 // an H200's saves of 4 KiB pages queued on its lock: in a direct save of a
 // GiB its hand-overs kept them waiting 94 ms in all (an execution trace),
-// and staged saves' puts took 25-29 ms of wall time against 11-13 ms
+// and staged saves' puts took 25-29 ms of wall time against 11-14 ms
 // before slabs (2026-12-03, docs/benchmarks.md).
 type slabs[T any] struct {
 	size   int // of a slab, in Ts
