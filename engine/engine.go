@@ -16,8 +16,8 @@ import (
 // clock once a run is past its first operations (stats.LoadRecorder's
 // SampleCPU): its system calls were about 6% of a replay's CPU time when
 // every operation read it, and still 0.4 s of the engine goroutine's
-// samples at one in 16; at one in 64 the whole-trace replay took 5.19 s
-// against 5.34 s (medians of six interleaved runs, 2026-12-03).
+// samples at one in 16; at one in 64 the whole-trace replay took 5.20 s
+// against 5.37 s (medians of eight interleaved runs, 2026-12-03).
 const phaseCPUEvery = 64
 
 type engine struct {
