@@ -56,7 +56,7 @@ func printBench(ios *IOStreams, g *globalOptions, sweep bool, rs []transfer.Benc
 // ratioCell is a run's ratio to the baseline, with the range of its timed
 // runs when there were more than one: "0.83 (0.77-0.84)".
 func ratioCell(r transfer.BenchResult) string {
-	if len(r.RunSeconds) < 2 {
+	if r.Repeats < 2 {
 		return fmt.Sprintf("%.2f", r.Ratio)
 	}
 	return fmt.Sprintf("%.2f (%.2f-%.2f)", r.Ratio, r.RatioMin, r.RatioMax)

@@ -252,27 +252,21 @@ func skipUnsupported(t *testing.T, err error) {
 
 // openLoader is NewLoader(o) for a test: skipped where the device lacks
 // what o asks for, fatal on any other error, closed when the test ends.
-func openLoader(t *testing.T, o Options) *Loader {
-	t.Helper()
-	l, err := NewLoader(o)
-	skipUnsupported(t, err)
-	if err != nil {
-		t.Fatalf("NewLoader(direct %v, %s) error = %v", o.Direct, o.Mode, err)
-	}
-	t.Cleanup(func() { l.Close() })
-	return l
-}
+func openLoader(t *testing.T, o Options) *Loader { return openFor(t, "NewLoader", o, NewLoader) }
 
 // openSaver is openLoader for NewSaver.
-func openSaver(t *testing.T, o Options) *Saver {
+func openSaver(t *testing.T, o Options) *Saver { return openFor(t, "NewSaver", o, NewSaver) }
+
+// openFor opens what open makes of o, as openLoader says; name is open's.
+func openFor[T interface{ Close() error }](t *testing.T, name string, o Options, open func(Options) (T, error)) T {
 	t.Helper()
-	s, err := NewSaver(o)
+	v, err := open(o)
 	skipUnsupported(t, err)
 	if err != nil {
-		t.Fatalf("NewSaver(direct %v, %s) error = %v", o.Direct, o.Mode, err)
+		t.Fatalf("%s(direct %v, %s) error = %v", name, o.Direct, o.Mode, err)
 	}
-	t.Cleanup(func() { s.Close() })
-	return s
+	t.Cleanup(func() { v.Close() })
+	return v
 }
 
 func (f *fixture) options() Options {
