@@ -24,12 +24,6 @@ type path struct {
 	// takes in its answers; nil when the second stage is the device's
 	// (its copies complete through the set's event).
 	done func(w *setWork) error
-	// oneAhead keeps at most one set's first stage under way beside set
-	// k's (saves): the next set starts before set k's copies are queued
-	// when the device runs the second stage (direct saves), after them
-	// otherwise. Saves whose gathers ran up to three sets ahead measured
-	// slower on the H200 than with one.
-	oneAhead bool
 }
 
 // setWork is a set whose stage on the crew may be in flight.
@@ -76,8 +70,14 @@ func (pt path) doneIf(started bool, w *setWork) error {
 // set k's: a load's copies of set k-1, still queued before set k's, are
 // waited for there), and then, when the crew runs the second stage, set
 // k's answers are taken in. With a single set in the lane's cycle, set
-// k+1 starts only once set k is done; saves keep one set ahead
-// (path.oneAhead).
+// k+1 starts only once set k is done.
+//
+// Saves too start every set whose buffer is free. With one set ahead,
+// the device waited for the goroutine to describe each next set: on the
+// H200 on 2026-12-04, staged saves of 64 KiB and 256 KiB pages moved
+// 0.69-0.76 of the link that way and 0.89-0.96 with every free set's
+// gathers queued, and direct saves of 4 KiB pages 0.63-0.70 and
+// 0.71-0.73 (docs/benchmarks.md).
 func (p *pipeline) run(pt path) error {
 	var ahead []*setWork // sets whose first stage is under way, oldest first
 	err := p.startFree(pt, &ahead, nil)
@@ -85,15 +85,9 @@ func (p *pipeline) run(pt path) error {
 		cur := ahead[0]
 		ahead = ahead[1:]
 		if err = pt.finish(cur); err == nil {
-			early := pt.oneAhead && pt.done == nil
-			if early {
-				err = p.startFree(pt, &ahead, cur.set)
-			}
-			if err == nil {
-				err = pt.second(cur)
-			}
+			err = pt.second(cur)
 			started := err == nil
-			if started && !early {
+			if started {
 				err = p.startFree(pt, &ahead, cur.set)
 			}
 			if derr := pt.doneIf(started, cur); err == nil {
@@ -112,14 +106,13 @@ func (p *pipeline) run(pt path) error {
 
 // startFree starts sets while pages are left and the set acquire hands
 // out next is neither busy (the oldest of ahead, or busy, whose second
-// stage is under way) nor, once one started, the first of them; with
-// pt.oneAhead, only while ahead is empty.
+// stage is under way) nor, once one started, the first of them.
 func (p *pipeline) startFree(pt path, ahead *[]*setWork, busy *slotSet) error {
 	for {
 		if len(*ahead) > 0 && busy == nil {
 			busy = (*ahead)[0].set
 		}
-		if busy != nil && p.peek() == busy || pt.oneAhead && len(*ahead) > 0 {
+		if busy != nil && p.peek() == busy {
 			return nil
 		}
 		w, err := pt.start()

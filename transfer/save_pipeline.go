@@ -22,25 +22,23 @@ type saveCall struct {
 
 // path is the save's way through the pipeline. Staged, the device
 // gathers a set's pages into its staging buffer first, then the crew
-// puts them (copying them into the pool) while the next set's gather is
-// queued. Direct, the crew reserves the set's values in the pool's arenas
+// puts them (copying them into the pool) while the gathers of the next
+// sets whose buffers are free are queued. Direct, the crew reserves the set's values in the pool's arenas
 // first, the device gathers the pages into them, and the reservations
 // are committed once the copies finished.
 func (c *saveCall) path(ctx context.Context) path {
 	if c.s.lane.arenas != nil {
 		return path{
-			start:    func() (*setWork, error) { return c.startReserve(ctx) },
-			finish:   c.finishReserve,
-			second:   c.gather,
-			oneAhead: true,
+			start:  func() (*setWork, error) { return c.startReserve(ctx) },
+			finish: c.finishReserve,
+			second: c.gather,
 		}
 	}
 	return path{
-		start:    func() (*setWork, error) { return c.stageNext(ctx) },
-		finish:   c.waitStaged,
-		second:   func(w *setWork) error { return c.startPut(ctx, w) },
-		done:     c.finishPut,
-		oneAhead: true,
+		start:  func() (*setWork, error) { return c.stageNext(ctx) },
+		finish: c.waitStaged,
+		second: func(w *setWork) error { return c.startPut(ctx, w) },
+		done:   c.finishPut,
 	}
 }
 

@@ -1,7 +1,9 @@
 package transfer
 
 import (
+	"context"
 	"runtime"
+	"runtime/trace"
 	"sync"
 	"time"
 
@@ -146,6 +148,11 @@ func (c *phaseClock) lap(p stats.Phase) {
 	c.times[p] += wall
 	c.cpu[p] += spent
 	c.last, c.lastCPU = now, cpu
+	if trace.IsEnabled() {
+		// An execution trace (--exectrace) shows each phase's end on
+		// the goroutine's timeline: the phases of a set between them.
+		trace.Log(context.Background(), "transfer phase", p.String())
+	}
 }
 
 // addCPU charges CPU time spent on other threads to p.

@@ -1,7 +1,9 @@
 package crew
 
 import (
+	"bytes"
 	"errors"
+	"runtime/trace"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -143,6 +145,30 @@ func TestSpinnerCountsIdleTime(t *testing.T) {
 		s.reset()
 		if s.idle() != 0 {
 			t.Errorf("one=%v: idle() after reset = %v, want 0", one, s.idle())
+		}
+	}
+}
+
+// TestChunksShowInAnExecutionTrace checks that an execution trace
+// (kvctl --exectrace) names each task posted and each chunk's span, which
+// the analyses of docs/benchmarks.md read.
+func TestChunksShowInAnExecutionTrace(t *testing.T) {
+	if trace.IsEnabled() {
+		t.Skip("an execution trace of the test binary is running")
+	}
+	var buf bytes.Buffer
+	if err := trace.Start(&buf); err != nil {
+		t.Fatal(err)
+	}
+	c := New(1, DefaultPark, nil)
+	if _, err := c.Post(3, func(int) error { return nil }).Wait(); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	trace.Stop()
+	for _, name := range []string{"crew post", "crew chunk"} {
+		if !bytes.Contains(buf.Bytes(), []byte(name)) {
+			t.Errorf("the execution trace (%d bytes) does not name %q", buf.Len(), name)
 		}
 	}
 }
