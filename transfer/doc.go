@@ -22,13 +22,14 @@
 // per set, one on the crew and one on the device: while the device moves
 // one set, the crew works on the next ones, and the goroutine running the
 // call queues copies. Up to StagingBuffers sets (default
-// DefaultStagingBuffers) are in flight, and a set starts as soon as its
-// buffer is free: a load's store calls (a direct save's reservations)
-// for the next sets queue on the crew (which takes them in order) while
-// a set's copies are queued; a staged save's gathers of the next sets
-// queue on the stream while the crew puts a set, whose buffer is free
-// once the crew put it. A set is reused once an event recorded after its
-// copies completed.
+// DefaultStagingBuffers) are in flight: a load's set starts as soon as
+// its buffer is free, so its store calls for the next sets queue on the
+// crew (which takes them in order) while a set's copies are queued; so
+// does a staged save's, whose buffer is free once the crew put it (the
+// next sets' gathers queue on the stream while the crew puts a set); a
+// direct save keeps one set ahead (the next set's reservations on the
+// crew while a set's copies are queued). A set is reused once an event
+// recorded after its copies completed.
 //
 // # Staging
 //

@@ -24,6 +24,10 @@ type path struct {
 	// takes in its answers; nil when the second stage is the device's
 	// (its copies complete through the set's event).
 	done func(w *setWork) error
+	// oneAhead keeps at most one set's first stage under way beside set
+	// k's, started before set k's copies are queued (direct saves, whose
+	// second stage is the device's).
+	oneAhead bool
 }
 
 // setWork is a set whose stage on the crew may be in flight.
@@ -72,12 +76,15 @@ func (pt path) doneIf(started bool, w *setWork) error {
 // k's answers are taken in. With a single set in the lane's cycle, set
 // k+1 starts only once set k is done.
 //
-// Saves too start every set whose buffer is free. With one set ahead,
-// the device waited for the goroutine to describe each next set: on the
-// H200 on 2026-12-04, staged saves of 64 KiB and 256 KiB pages moved
-// 0.69-0.76 of the link that way and 0.89-0.96 with every free set's
-// gathers queued, and direct saves of 4 KiB pages 0.63-0.70 and
-// 0.71-0.73 (docs/benchmarks.md).
+// Staged saves too start every set whose buffer is free (a staged
+// save's buffer is free once the crew put it). With their gathers one
+// set ahead, the device waited for the goroutine to describe each next
+// set: on the H200 on 2026-12-04, staged saves of 64 KiB and 256 KiB
+// pages moved 0.69-0.78 of the link that way and 0.89-0.96 with every
+// free set's gathers queued. Direct saves keep one set ahead
+// (path.oneAhead): started as their sets freed, they saved 4 KiB pages
+// at 0.71-0.75 of the link in two runs, with one set ahead at 0.63-0.79
+// (docs/benchmarks.md).
 func (p *pipeline) run(pt path) error {
 	var ahead []*setWork // sets whose first stage is under way, oldest first
 	err := p.startFree(pt, &ahead, nil)
@@ -85,9 +92,14 @@ func (p *pipeline) run(pt path) error {
 		cur := ahead[0]
 		ahead = ahead[1:]
 		if err = pt.finish(cur); err == nil {
-			err = pt.second(cur)
+			if pt.oneAhead {
+				err = p.startFree(pt, &ahead, cur.set)
+			}
+			if err == nil {
+				err = pt.second(cur)
+			}
 			started := err == nil
-			if started {
+			if started && !pt.oneAhead {
 				err = p.startFree(pt, &ahead, cur.set)
 			}
 			if derr := pt.doneIf(started, cur); err == nil {
@@ -106,13 +118,14 @@ func (p *pipeline) run(pt path) error {
 
 // startFree starts sets while pages are left and the set acquire hands
 // out next is neither busy (the oldest of ahead, or busy, whose second
-// stage is under way) nor, once one started, the first of them.
+// stage is under way) nor, once one started, the first of them; with
+// pt.oneAhead, only while ahead is empty.
 func (p *pipeline) startFree(pt path, ahead *[]*setWork, busy *slotSet) error {
 	for {
 		if len(*ahead) > 0 && busy == nil {
 			busy = (*ahead)[0].set
 		}
-		if busy != nil && p.peek() == busy {
+		if busy != nil && p.peek() == busy || pt.oneAhead && len(*ahead) > 0 {
 			return nil
 		}
 		w, err := pt.start()

@@ -311,17 +311,20 @@ func TestSetScratchGrows(t *testing.T) {
 }
 
 // TestRunOrder runs five sets through a cycle of four along fake paths
-// and checks the order of their stages: every path starts every set whose
-// buffer is free, and a path whose second stage runs on the crew (staged
-// saves) frees a set's buffer only once that stage is done.
+// and checks the order of their stages: loads and staged saves start
+// every set whose buffer is free (a staged save's, whose second stage
+// runs on the crew, once that stage is done), direct saves keep one set
+// ahead, starting it before the set's copies are queued.
 func TestRunOrder(t *testing.T) {
 	tests := []struct {
 		name     string
+		oneAhead bool
 		crewDone bool
 		want     string
 	}{
-		{"load or direct save", false, "s1 s2 s3 s4 f1 c1 f2 c2 s5 f3 c3 f4 c4 f5 c5"},
-		{"staged save", true, "s1 s2 s3 s4 f1 c1 d1 f2 c2 s5 d2 f3 c3 d3 f4 c4 d4 f5 c5 d5"},
+		{"load", false, false, "s1 s2 s3 s4 f1 c1 f2 c2 s5 f3 c3 f4 c4 f5 c5"},
+		{"direct save", true, false, "s1 f1 s2 c1 f2 s3 c2 f3 s4 c3 f4 s5 c4 f5 c5"},
+		{"staged save", false, true, "s1 s2 s3 s4 f1 c1 d1 f2 c2 s5 d2 f3 c3 d3 f4 c4 d4 f5 c5 d5"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -344,8 +347,9 @@ func TestRunOrder(t *testing.T) {
 					note("s", w)
 					return w, err
 				},
-				finish: func(w *setWork) error { note("f", w); return nil },
-				second: func(w *setWork) error { note("c", w); return nil },
+				finish:   func(w *setWork) error { note("f", w); return nil },
+				second:   func(w *setWork) error { note("c", w); return nil },
+				oneAhead: tt.oneAhead,
 			}
 			if tt.crewDone {
 				pt.done = func(w *setWork) error { note("d", w); return nil }

@@ -23,15 +23,18 @@ type saveCall struct {
 // path is the save's way through the pipeline. Staged, the device
 // gathers a set's pages into its staging buffer first, then the crew
 // puts them (copying them into the pool) while the gathers of the next
-// sets whose buffers are free are queued. Direct, the crew reserves the set's values in the pool's arenas
-// first, the device gathers the pages into them, and the reservations
-// are committed once the copies finished.
+// sets whose buffers are free are queued. Direct, the crew reserves the
+// set's values in the pool's arenas first, the device gathers the pages
+// into them, and the reservations are committed once the copies
+// finished; the next set's reservations are under way while a set's
+// copies are queued (path.oneAhead).
 func (c *saveCall) path(ctx context.Context) path {
 	if c.s.lane.arenas != nil {
 		return path{
-			start:  func() (*setWork, error) { return c.startReserve(ctx) },
-			finish: c.finishReserve,
-			second: c.gather,
+			start:    func() (*setWork, error) { return c.startReserve(ctx) },
+			finish:   c.finishReserve,
+			second:   c.gather,
+			oneAhead: true,
 		}
 	}
 	return path{
