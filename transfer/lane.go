@@ -96,7 +96,9 @@ func (l *lane) open() error {
 		// In kernel mode the store calls write the descriptors of direct
 		// sets and of staged loads' sets (a staged save's set leaves its
 		// own unused: its gathers are described and queued on the
-		// goroutine, while the crew puts the set before).
+		// goroutine while the crew puts the sets before; described on the
+		// crew, they queued behind those puts and measured slower on the
+		// H200 on 2026-12-04, docs/benchmarks.md).
 		if l.o.Mode == cuda.ModeKernel {
 			if s.descs, err = l.copier.NewDescSet(); err != nil {
 				return err
