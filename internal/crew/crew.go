@@ -200,10 +200,10 @@ func (c *Crew) wanted(i int) (*Task, bool) {
 // A measured helper keeps its OS thread between chunks too. Then each of
 // its yields hands its processor over to its thread and back (78 µs on
 // average in an execution trace of a staged load of 4 KiB pages on the
-// H200 virtual machine), but locking only around each chunk, which made
-// the yields cheap, kept 16 helpers spinning on 16 cores, and saves and
-// direct saves lost 0.2 to 0.3 of the link (docs/benchmarks.md, "Staged
-// loads in an execution trace").
+// H200 virtual machine). Locking only around each chunk made the yields
+// cheap, but kept 16 helpers spinning on 16 cores: loads gained nothing
+// measurable, and saves lost up to 0.29 of the link (docs/benchmarks.md,
+// "staged loads in an execution trace").
 func (c *Crew) help(i int, h *helper) {
 	if c.cpu != nil {
 		runtime.LockOSThread()
