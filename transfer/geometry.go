@@ -81,21 +81,56 @@ func WorkerGeometry(batch int, stagingBytes, maxPageBytes int64, workers int) Ge
 // launch nor a wait per batch.
 const SetBytes = 16 << 20
 
-// maxSetBytes bounds a staged set that grows beyond SetBytes to give
-// each of the crew's threads four pages: the most the copier's bounce
-// buffer moves with one contiguous copy.
+// maxSetBytes bounds a staged save's set that grows beyond SetBytes to
+// give each of the crew's threads four pages: the most the copier's
+// bounce buffer moves with one contiguous copy.
 const maxSetBytes = 4 * SetBytes
 
+// setShape is how much a lane's staged set carries.
+type setShape struct {
+	// bytes is a set's worth of pages (at least one page).
+	bytes int64
+	// grow lets a set grow to four pages per crew thread, as far as
+	// maxSetBytes allows.
+	grow bool
+}
+
+// The sets of each direction. The less staging a load has in flight,
+// the less CPU time its copies into staging take (the host's cache is
+// the likely reason; not measured): on the H200 (docs/benchmarks.md,
+// "Staged sets of large pages"), loads of 1 MiB pages moved 0.70-0.73 of
+// the link in sets of 64 MiB (four buffers: 256 MiB in flight) and
+// 0.88-0.89 in sets of 16 MiB, with half the CPU time in their Gets;
+// four async workers of 16 MiB sets each moved 0.75, of 4 MiB sets
+// 0.80. Saves, whose gathers run on the device, lost with smaller sets
+// (sets of 8 MiB took half again the device time of sets of 16 MiB),
+// so theirs still grow.
+var (
+	loadSets = setShape{bytes: SetBytes}
+	saveSets = setShape{bytes: SetBytes, grow: true}
+)
+
+// asyncSets is the sets of each of workers async load workers: they
+// share one loader's SetBytes (at least minSetBytes each), so that the
+// staging in flight stays one loader's.
+func asyncSets(workers int) setShape {
+	return setShape{bytes: max(minSetBytes, SetBytes/int64(max(workers, 1)))}
+}
+
 // withStagedSets sets g's sets for staged transfers with budget bytes of
-// staging and a crew of threads: SetBytes worth of pages per set (at
-// least one page, and four per thread as far as maxSetBytes allows),
-// fewer when want buffers of them do not fit, but at least min(Slots,
-// that); then as many buffers as the budget holds, up to want, at least 1.
-func (g Geometry) withStagedSets(want int, budget int64, threads int) Geometry {
+// staging and a crew of threads: shape's worth of pages per set (at
+// least one page, and where shape grows, four per thread as far as
+// maxSetBytes allows), fewer when want buffers of them do not fit, but
+// at least min(Slots, that); then as many buffers as the budget holds,
+// up to want, at least 1.
+func (g Geometry) withStagedSets(shape setShape, want int, budget int64, threads int) Geometry {
 	page := max(g.SlotBytes, 1)
-	most := int(max(1, SetBytes/page, min(4*int64(threads), maxSetBytes/page)))
-	fit := int(min(int64(most), budget/max(int64(max(want, 1))*g.SlotBytes, 1)))
-	g.SetPages = max(min(g.Slots, most), fit)
+	most := max(1, shape.bytes/page)
+	if shape.grow {
+		most = max(most, min(4*int64(threads), maxSetBytes/page))
+	}
+	fit := int(min(most, budget/max(int64(max(want, 1))*g.SlotBytes, 1)))
+	g.SetPages = max(min(g.Slots, int(most)), fit)
 	g.Buffers = stagingBuffers(want, g, budget)
 	return g
 }

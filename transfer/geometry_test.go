@@ -182,26 +182,32 @@ func TestPhaseTimesMilliseconds(t *testing.T) {
 func TestWithStagedSets(t *testing.T) {
 	tests := []struct {
 		name          string
+		shape         setShape
 		slots, want   int
 		page, budget  int64
 		threads       int
 		pages, buffer int
 	}{
-		{name: "4 KiB: SetBytes", slots: 64, want: 4, page: 4 << 10, budget: 1 << 30, threads: 16, pages: 4096, buffer: 4},
-		{name: "64 KiB: SetBytes", slots: 64, want: 4, page: 64 << 10, budget: 1 << 30, threads: 16, pages: 256, buffer: 4},
-		{name: "1 MiB: four a thread", slots: 64, want: 4, page: 1 << 20, budget: 1 << 30, threads: 16, pages: 64, buffer: 4},
-		{name: "4 MiB: maxSetBytes", slots: 64, want: 4, page: 4 << 20, budget: 1 << 30, threads: 16, pages: 16, buffer: 4},
-		{name: "32 MiB: maxSetBytes", slots: 64, want: 4, page: 32 << 20, budget: 1 << 30, threads: 2, pages: 2, buffer: 4},
-		{name: "128 MiB: one page", slots: 64, want: 4, page: 128 << 20, budget: 1 << 30, threads: 16, pages: 1, buffer: 4},
-		{name: "budget shrinks the sets", slots: 64, want: 4, page: 4 << 10, budget: 4 << 20, threads: 16, pages: 256, buffer: 4},
-		{name: "then the buffers", slots: 64, want: 4, page: 4 << 10, budget: 512 << 10, threads: 16, pages: 64, buffer: 2},
-		{name: "one buffer at least", slots: 64, want: 4, page: 4 << 10, budget: 4 << 10, threads: 16, pages: 64, buffer: 1},
+		{name: "4 KiB: SetBytes", shape: saveSets, slots: 64, want: 4, page: 4 << 10, budget: 1 << 30, threads: 16, pages: 4096, buffer: 4},
+		{name: "64 KiB: SetBytes", shape: saveSets, slots: 64, want: 4, page: 64 << 10, budget: 1 << 30, threads: 16, pages: 256, buffer: 4},
+		{name: "1 MiB save: four a thread", shape: saveSets, slots: 64, want: 4, page: 1 << 20, budget: 1 << 30, threads: 16, pages: 64, buffer: 4},
+		{name: "1 MiB load: SetBytes", shape: loadSets, slots: 64, want: 4, page: 1 << 20, budget: 1 << 30, threads: 16, pages: 16, buffer: 4},
+		{name: "4 MiB save: maxSetBytes", shape: saveSets, slots: 64, want: 4, page: 4 << 20, budget: 1 << 30, threads: 16, pages: 16, buffer: 4},
+		{name: "4 MiB load: SetBytes", shape: loadSets, slots: 64, want: 4, page: 4 << 20, budget: 1 << 30, threads: 16, pages: 4, buffer: 4},
+		{name: "32 MiB save: maxSetBytes", shape: saveSets, slots: 64, want: 4, page: 32 << 20, budget: 1 << 30, threads: 2, pages: 2, buffer: 4},
+		{name: "32 MiB load: one page", shape: loadSets, slots: 64, want: 4, page: 32 << 20, budget: 1 << 30, threads: 2, pages: 1, buffer: 4},
+		{name: "128 MiB: one page", shape: saveSets, slots: 64, want: 4, page: 128 << 20, budget: 1 << 30, threads: 16, pages: 1, buffer: 4},
+		{name: "four async workers share SetBytes", shape: asyncSets(4), slots: 64, want: 4, page: 64 << 10, budget: 256 << 20, threads: 4, pages: 64, buffer: 4},
+		{name: "many async workers: minSetBytes", shape: asyncSets(64), slots: 64, want: 4, page: 4 << 10, budget: 16 << 20, threads: 1, pages: 512, buffer: 4},
+		{name: "budget shrinks the sets", shape: loadSets, slots: 64, want: 4, page: 4 << 10, budget: 4 << 20, threads: 16, pages: 256, buffer: 4},
+		{name: "then the buffers", shape: loadSets, slots: 64, want: 4, page: 4 << 10, budget: 512 << 10, threads: 16, pages: 64, buffer: 2},
+		{name: "one buffer at least", shape: saveSets, slots: 64, want: 4, page: 4 << 10, budget: 4 << 10, threads: 16, pages: 64, buffer: 1},
 	}
 	for _, tt := range tests {
-		g := Geometry{Slots: tt.slots, SlotBytes: tt.page}.withStagedSets(tt.want, tt.budget, tt.threads)
+		g := Geometry{Slots: tt.slots, SlotBytes: tt.page}.withStagedSets(tt.shape, tt.want, tt.budget, tt.threads)
 		if g.SetPages != tt.pages || g.Buffers != tt.buffer {
-			t.Errorf("%s: withStagedSets(%d, %d, %d) = %d pages a set, %d buffers; want %d, %d",
-				tt.name, tt.want, tt.budget, tt.threads, g.SetPages, g.Buffers, tt.pages, tt.buffer)
+			t.Errorf("%s: withStagedSets(%+v, %d, %d, %d) = %d pages a set, %d buffers; want %d, %d",
+				tt.name, tt.shape, tt.want, tt.budget, tt.threads, g.SetPages, g.Buffers, tt.pages, tt.buffer)
 		}
 	}
 }

@@ -37,13 +37,13 @@ type lane struct {
 	resolved []pageItem
 }
 
-// newLane builds a lane whose staging buffers come out of budget bytes
-// and whose crew has threads threads.
-func newLane(o Options, geo Geometry, arenas *arenaMap, budget int64, threads int) (*lane, error) {
+// newLane builds a lane whose staging buffers of sets of shape come out
+// of budget bytes and whose crew has threads threads.
+func newLane(o Options, geo Geometry, arenas *arenaMap, shape setShape, budget int64, threads int) (*lane, error) {
 	if arenas != nil {
 		geo = geo.withDirectSets(o.StagingBuffers)
 	} else {
-		geo = geo.withStagedSets(o.StagingBuffers, budget, threads)
+		geo = geo.withStagedSets(shape, o.StagingBuffers, budget, threads)
 	}
 	l := &lane{o: o, geo: geo, arenas: arenas, threads: threads}
 	l.crew = crew.New(threads-1, crew.DefaultPark, cpuClock(o.Stats != nil))
