@@ -90,45 +90,45 @@ const maxSetBytes = 4 * SetBytes
 type setShape struct {
 	// bytes is a set's worth of pages (at least one page).
 	bytes int64
-	// grow lets a set grow to four pages per crew thread, as far as
+	// perThread is the pages per crew thread a set grows to, as far as
 	// maxSetBytes allows.
-	grow bool
+	perThread int64
 }
 
 // The sets of each direction. The less staging a load has in flight,
 // the less CPU time its copies into staging take (the host's cache is
 // the likely reason; not measured): on the H200 (docs/benchmarks.md,
-// "Staged sets of large pages"), loads of 1 MiB pages moved 0.70-0.73 of
-// the link in sets of 64 MiB (four buffers: 256 MiB in flight) and
-// 0.88-0.89 in sets of 16 MiB, with half the CPU time in their Gets;
-// four async workers of 16 MiB sets each moved 0.75, of 4 MiB sets
-// 0.80. Saves, whose gathers run on the device, lost with smaller sets
-// (sets of 8 MiB took half again the device time of sets of 16 MiB),
-// so theirs still grow.
+// "Staged sets of large pages"), loads of 1 MiB pages moved 0.65-0.73 of
+// the link in sets of 64 MiB (four pages per thread; four buffers: 256
+// MiB in flight) and 0.84-0.89 in sets of 16 MiB, with two thirds of the
+// CPU time in their Gets; four async workers of 16 MiB sets each moved
+// 0.66-0.76, of 4 MiB sets 0.80-0.83. But a page is one Get on one
+// thread, so a load's set still grows to one page per thread: 4 MiB
+// pages in sets of 16 MiB (four pages) moved 0.43-0.44, in sets of 64
+// MiB 0.62-0.64. Saves, whose gathers run on the device, lost with
+// smaller sets (sets of 8 MiB took half again the device time of sets of
+// 16 MiB), so theirs grow to four pages per thread.
 var (
-	loadSets = setShape{bytes: SetBytes}
-	saveSets = setShape{bytes: SetBytes, grow: true}
+	loadSets = setShape{bytes: SetBytes, perThread: 1}
+	saveSets = setShape{bytes: SetBytes, perThread: 4}
 )
 
 // asyncSets is the sets of each of workers async load workers: they
 // share one loader's SetBytes (at least minSetBytes each), so that the
 // staging in flight stays one loader's.
 func asyncSets(workers int) setShape {
-	return setShape{bytes: max(minSetBytes, SetBytes/int64(max(workers, 1)))}
+	return setShape{bytes: max(minSetBytes, SetBytes/int64(max(workers, 1))), perThread: 1}
 }
 
 // withStagedSets sets g's sets for staged transfers with budget bytes of
 // staging and a crew of threads: shape's worth of pages per set (at
-// least one page, and where shape grows, four per thread as far as
-// maxSetBytes allows), fewer when want buffers of them do not fit, but
+// least one page, and shape's pages per thread as far as maxSetBytes
+// allows), fewer when want buffers of them do not fit, but
 // at least min(Slots, that); then as many buffers as the budget holds,
 // up to want, at least 1.
 func (g Geometry) withStagedSets(shape setShape, want int, budget int64, threads int) Geometry {
 	page := max(g.SlotBytes, 1)
-	most := max(1, shape.bytes/page)
-	if shape.grow {
-		most = max(most, min(4*int64(threads), maxSetBytes/page))
-	}
+	most := max(1, shape.bytes/page, min(shape.perThread*int64(threads), maxSetBytes/page))
 	fit := int(min(most, budget/max(int64(max(want, 1))*g.SlotBytes, 1)))
 	g.SetPages = max(min(g.Slots, int(most)), fit)
 	g.Buffers = stagingBuffers(want, g, budget)
