@@ -65,7 +65,7 @@ connector does), kernel (a gather/scatter kernel over mapped pinned memory) or
 batch (cuMemcpyBatchAsync, CUDA 12.8+). --direct registers the embedded pool's
 arenas with the driver and copies without staging: loads read values in place,
 saves reserve their values in the arenas, gather the pages straight into them
-and publish them once the copies finished. Staged, pages move in sets of 16 MiB:
+and publish them once the copies finished. Staged, pages move in sets of 8 MiB (loads) or 16 MiB (saves):
 --copy-threads threads run a set's store calls (at most --transfer-batch-size
 pages each), which copy between the pool and the set's pinned staging buffer,
 while the device moves the previous set. --sweep PARAM=V1,V2 (` + sweepParams(dir) + `;

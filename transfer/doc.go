@@ -41,9 +41,10 @@
 // (cuda.Copier.SetOverlap), so one set's copy overlaps the kernel of the
 // set before (loads) or after (saves); direct sets of adjacent pool
 // values move the same way. A set is
-// SetBytes of pages (each of n async workers' SetBytes/n, at least 2
-// MiB; at least one page, and as far as 64 MiB allows, a load's grows to
-// one page per crew thread, a save's to four): fewer when StagingBuffers
+// SetBytes of pages for a save, LoadSetBytes for a load (each of n async
+// workers' LoadSetBytes/n, at least 2 MiB; at least one page, and as far as
+// 64 MiB allows, a load's grows to one page per crew thread, a save's to
+// four): fewer when StagingBuffers
 // buffers of it do not fit staging_bytes, but at least one batch of
 // slots = max(1, min(batch, staging_bytes / max_bytes_per_page)) pages
 // (StagingGeometry, the connector's store-call size); the buffers are

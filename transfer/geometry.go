@@ -95,29 +95,34 @@ type setShape struct {
 	perThread int64
 }
 
-// The sets of each direction. The less staging a load has in flight,
-// the less CPU time its copies into staging take (the host's cache is
-// the likely reason; not measured): on the H200 (docs/benchmarks.md,
-// "Staged sets of large pages"), loads of 1 MiB pages moved 0.65-0.73 of
-// the link in sets of 64 MiB (four pages per thread; four buffers: 256
-// MiB in flight) and 0.84-0.89 in sets of 16 MiB, with two thirds of the
-// CPU time in their Gets; four async workers of 16 MiB sets each moved
-// 0.66-0.76, of 4 MiB sets 0.80-0.83. But a page is one Get on one
-// thread, so a load's set still grows to one page per thread: 4 MiB
-// pages in sets of 16 MiB (four pages) moved 0.43-0.44, in sets of 64
-// MiB 0.62-0.64. Saves, whose gathers run on the device, lost with
-// smaller sets (sets of 8 MiB took half again the device time of sets of
-// 16 MiB), so theirs grow to four pages per thread.
+// LoadSetBytes is what a staged load's set carries (SetBytes is a
+// save's): the less staging a load has in flight, the less CPU time its
+// copies into staging take (the host's cache is the likely reason; not
+// measured). On the H200 (docs/benchmarks.md, "Staged sets: smaller for
+// loads"), sets of 8 MiB loaded 4 KiB pages at 0.74-0.75 of the link
+// against 0.67-0.71 in sets of 16 MiB, and 16 KiB pages at 0.84-0.87
+// against 0.81-0.82, with a fifth less CPU time in their Gets; 1 MiB pages
+// moved 0.65-0.73 in sets of 64 MiB (four pages per thread; 256 MiB in
+// flight) and 0.84-0.89 in sets of 16. Four async workers of 16 MiB sets
+// each moved 0.66-0.76, of 4 MiB sets 0.80-0.83. But a page is one Get
+// on one thread, so a load's set still grows to one page per thread: 4
+// MiB pages in sets of four moved 0.43-0.44, in sets of sixteen
+// 0.62-0.70. Saves, whose gathers run on the device, lost with smaller
+// sets (sets of 8 MiB took half again the device time of sets of 16
+// MiB), so theirs grow to four pages per thread.
+const LoadSetBytes = SetBytes / 2
+
+// The sets of a loader and a saver.
 var (
-	loadSets = setShape{bytes: SetBytes, perThread: 1}
+	loadSets = setShape{bytes: LoadSetBytes, perThread: 1}
 	saveSets = setShape{bytes: SetBytes, perThread: 4}
 )
 
 // asyncSets is the sets of each of workers async load workers: they
-// share one loader's SetBytes (at least minSetBytes each), so that the
-// staging in flight stays one loader's.
+// share one loader's LoadSetBytes (at least minSetBytes each), so that
+// the staging in flight stays one loader's.
 func asyncSets(workers int) setShape {
-	return setShape{bytes: max(minSetBytes, SetBytes/int64(max(workers, 1))), perThread: 1}
+	return setShape{bytes: max(minSetBytes, LoadSetBytes/int64(max(workers, 1))), perThread: 1}
 }
 
 // withStagedSets sets g's sets for staged transfers with budget bytes of

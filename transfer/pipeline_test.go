@@ -24,7 +24,7 @@ type splitCase struct {
 	parallel, buffers int
 	batch             int // 256 unless set
 	// setPages are the pages of one set: 0 for the default
-	// (SetBytes worth, all 600 pages in one set).
+	// (LoadSetBytes worth, all 600 pages in one set).
 	setPages int
 	// calls are the Gets or Puts of pages 0-599, exists the Exist calls
 	// of a save with SkipExisting (one per batch of each set).
@@ -49,9 +49,9 @@ func (c splitCase) String() string {
 
 func (c splitCase) slots() int { return cmp.Or(c.batch, 256) }
 
-// wantSetPages is the geometry's SetPages: SetBytes of 2 KiB pages by
+// wantSetPages is a loader's SetPages: LoadSetBytes of 2 KiB pages by
 // default.
-func (c splitCase) wantSetPages() int { return cmp.Or(c.setPages, SetBytes/2048) }
+func (c splitCase) wantSetPages() int { return cmp.Or(c.setPages, LoadSetBytes/2048) }
 
 func (c splitCase) options(f *fixture) Options {
 	o := f.options()
@@ -156,11 +156,11 @@ func TestStagingBuffersFitTheBudget(t *testing.T) {
 	tests := []struct {
 		staging int64
 		asked   int
-		// want buffers of set pages each: SetBytes worth, fewer when the
+		// want buffers of set pages each: LoadSetBytes worth, fewer when the
 		// buffers asked for do not fit, but at least one batch.
 		want, set int
 	}{
-		{staging: 0, asked: 0, want: DefaultStagingBuffers, set: SetBytes / 2048},
+		{staging: 0, asked: 0, want: DefaultStagingBuffers, set: LoadSetBytes / 2048},
 		{staging: batch, asked: 0, want: 1, set: 4},
 		{staging: 2*batch - 1, asked: 2, want: 1, set: 4},
 		{staging: 2 * batch, asked: 2, want: 2, set: 4},
