@@ -42,7 +42,7 @@
 // set before (loads) or after (saves); direct sets of adjacent pool
 // values move the same way. A set is
 // SetBytes of pages for a save, LoadSetBytes for a load (each of n async
-// workers' LoadSetBytes/n, at least 2 MiB; at least one page, and as far as
+// workers' SetBytes/n, at least 2 MiB; at least one page, and as far as
 // 64 MiB allows, a load's grows to one page per crew thread, a save's to
 // four): fewer when StagingBuffers
 // buffers of it do not fit staging_bytes, but at least one batch of

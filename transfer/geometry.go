@@ -119,10 +119,14 @@ var (
 )
 
 // asyncSets is the sets of each of workers async load workers: they
-// share one loader's LoadSetBytes (at least minSetBytes each), so that
-// the staging in flight stays one loader's.
+// share SetBytes (at least minSetBytes each), so that the staging in
+// flight stays what one worker alone has. An async worker's call loads
+// a cycle of its sets, so smaller sets also mean more calls: sets of
+// LoadSetBytes/workers (one worker: 8 MiB, four: 2 MiB) loaded 64 KiB
+// pages at 0.72-0.75 of the link on the H200, of SetBytes/workers
+// 0.77-0.81 (docs/benchmarks.md, "Staged sets: smaller for loads").
 func asyncSets(workers int) setShape {
-	return setShape{bytes: max(minSetBytes, LoadSetBytes/int64(max(workers, 1))), perThread: 1}
+	return setShape{bytes: max(minSetBytes, SetBytes/int64(max(workers, 1))), perThread: 1}
 }
 
 // withStagedSets sets g's sets for staged transfers with budget bytes of

@@ -200,7 +200,7 @@ func TestWithStagedSets(t *testing.T) {
 		{name: "32 MiB save: maxSetBytes", shape: saveSets, slots: 64, want: 4, page: 32 << 20, budget: 1 << 30, threads: 2, pages: 2, buffer: 4},
 		{name: "32 MiB load: one a thread", shape: loadSets, slots: 64, want: 4, page: 32 << 20, budget: 1 << 30, threads: 2, pages: 2, buffer: 4},
 		{name: "128 MiB: one page", shape: saveSets, slots: 64, want: 4, page: 128 << 20, budget: 1 << 30, threads: 16, pages: 1, buffer: 4},
-		{name: "four async workers share LoadSetBytes", shape: asyncSets(4), slots: 64, want: 4, page: 64 << 10, budget: 256 << 20, threads: 4, pages: 32, buffer: 4},
+		{name: "four async workers share SetBytes", shape: asyncSets(4), slots: 64, want: 4, page: 64 << 10, budget: 256 << 20, threads: 4, pages: 64, buffer: 4},
 		{name: "four async workers, 1 MiB: one a thread", shape: asyncSets(4), slots: 64, want: 4, page: 1 << 20, budget: 256 << 20, threads: 4, pages: 4, buffer: 4},
 		{name: "many async workers: minSetBytes", shape: asyncSets(64), slots: 64, want: 4, page: 4 << 10, budget: 16 << 20, threads: 1, pages: 512, buffer: 4},
 		{name: "budget shrinks the sets", shape: loadSets, slots: 64, want: 4, page: 4 << 10, budget: 4 << 20, threads: 16, pages: 256, buffer: 4},
