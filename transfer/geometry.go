@@ -101,15 +101,15 @@ type setShape struct {
 // measured). On the H200 (docs/benchmarks.md, "Staged sets: smaller for
 // loads"), sets of 8 MiB loaded 4 KiB pages at 0.74-0.75 of the link
 // against 0.67-0.71 in sets of 16 MiB, and 16 KiB pages at 0.84-0.87
-// against 0.81-0.82, with a fifth less CPU time in their Gets; 1 MiB pages
+// against 0.81-0.82, with a sixth less CPU time in their Gets; 1 MiB pages
 // moved 0.65-0.73 in sets of 64 MiB (four pages per thread; 256 MiB in
 // flight) and 0.84-0.89 in sets of 16. Four async workers of 16 MiB sets
-// each moved 0.66-0.76, of 4 MiB sets 0.80-0.83. But a page is one Get
+// each moved 0.65-0.76, of 4 MiB sets 0.77-0.81 (64 KiB pages). But a page is one Get
 // on one thread, so a load's set still grows to one page per thread: 4
 // MiB pages in sets of four moved 0.43-0.44, in sets of sixteen
 // 0.62-0.70. Saves, whose gathers run on the device, lost with smaller
-// sets (sets of 8 MiB took half again the device time of sets of 16
-// MiB), so theirs grow to four pages per thread.
+// sets (64 KiB pages in sets of 8 MiB took 33 ms of device time per GiB,
+// in sets of 16 MiB 20), so theirs grow to four pages per thread.
 const LoadSetBytes = SetBytes / 2
 
 // The sets of a loader and a saver.
