@@ -69,7 +69,8 @@ type Options struct {
 	Workers int
 	// Parallel is the size of the crew that runs a set's store calls, the
 	// goroutine waiting for them included (default DefaultParallel, the
-	// cores; kvctl bench --copy-threads): staged, the calls make the
+	// cores, split evenly among an AsyncLoader's workers; when set, each
+	// worker's; kvctl bench --copy-threads): staged, the calls make the
 	// copies between the pool's values and pinned staging, so it is the
 	// number of threads that copy. A staged set is split into calls of
 	// at most Batch pages and at least MinCallBytes, about four per
