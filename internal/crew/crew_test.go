@@ -1,12 +1,12 @@
 package crew
 
 import (
-	"bytes"
 	"errors"
-	"runtime/trace"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/kvctl/kvctl/internal/tracetest"
 )
 
 func TestCrewRunsEveryChunkOnce(t *testing.T) {
@@ -153,22 +153,12 @@ func TestSpinnerCountsIdleTime(t *testing.T) {
 // (kvctl --exectrace) names each task posted and each chunk's span, which
 // the analyses of docs/benchmarks.md read.
 func TestChunksShowInAnExecutionTrace(t *testing.T) {
-	if trace.IsEnabled() {
-		t.Skip("an execution trace of the test binary is running")
-	}
-	var buf bytes.Buffer
-	if err := trace.Start(&buf); err != nil {
-		t.Fatal(err)
-	}
-	c := New(1, DefaultPark, nil)
-	if _, err := c.Post(3, func(int) error { return nil }).Wait(); err != nil {
-		t.Fatal(err)
-	}
-	c.Close()
-	trace.Stop()
-	for _, name := range []string{"crew post", "crew chunk"} {
-		if !bytes.Contains(buf.Bytes(), []byte(name)) {
-			t.Errorf("the execution trace (%d bytes) does not name %q", buf.Len(), name)
+	tr := tracetest.Record(t, func() {
+		c := New(1, DefaultPark, nil)
+		defer c.Close()
+		if _, err := c.Post(3, func(int) error { return nil }).Wait(); err != nil {
+			t.Error(err)
 		}
-	}
+	})
+	tracetest.CheckNames(t, tr, "crew post", "crew chunk")
 }
