@@ -81,8 +81,8 @@ func WorkerGeometry(batch int, stagingBytes, maxPageBytes int64, workers int) Ge
 // launch nor a wait per batch.
 const SetBytes = 16 << 20
 
-// maxSetBytes bounds a staged save's set that grows beyond SetBytes to
-// give each of the crew's threads four pages: the most the copier's
+// maxSetBytes bounds a staged set that grows beyond its setShape's bytes
+// to give each of the crew's threads its pages: the most the copier's
 // bounce buffer moves with one contiguous copy.
 const maxSetBytes = 4 * SetBytes
 
@@ -103,11 +103,11 @@ type setShape struct {
 // against 0.67-0.71 in sets of 16 MiB, and 16 KiB pages at 0.84-0.87
 // against 0.81-0.82, with a sixth less CPU time in their Gets; 1 MiB pages
 // moved 0.65-0.73 in sets of 64 MiB (four pages per thread; 256 MiB in
-// flight) and 0.84-0.89 in sets of 16. Four async workers of 16 MiB sets
-// each moved 0.65-0.76, of 4 MiB sets 0.77-0.81 (64 KiB pages). But a page is one Get
-// on one thread, so a load's set still grows to one page per thread: 4
-// MiB pages in sets of four moved 0.43-0.44, in sets of sixteen
-// 0.62-0.70. Saves, whose gathers run on the device, lost with smaller
+// flight) and 0.84-0.89 in sets of 16. Four async workers of 16 MiB
+// sets each moved 0.65-0.76, of 4 MiB sets 0.77-0.81 (64 KiB pages).
+// But a page is one Get on one thread, so a load's set still grows to
+// one page per thread: 4 MiB pages in sets of four moved 0.43-0.44, in
+// sets of sixteen 0.62-0.70. Saves, whose gathers run on the device, lost with smaller
 // sets (64 KiB pages in sets of 8 MiB took 33 ms of device time per GiB,
 // in sets of 16 MiB 20), so theirs grow to four pages per thread.
 const LoadSetBytes = SetBytes / 2

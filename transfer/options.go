@@ -29,8 +29,8 @@ const (
 	// DefaultStagingBuffers is the default number of sets in flight of a
 	// loader, saver or async worker: staged, the staging buffers of one
 	// set each that it cycles through (4 sets: 32 MiB of pinned memory
-	// for a loader, 64 MiB for a saver); direct, where a set costs no staging memory, the sets
-	// whose views or reservations it holds.
+	// for a loader, 64 MiB for a saver); direct, where a set costs no
+	// staging memory, the sets whose views or reservations it holds.
 	DefaultStagingBuffers = 4
 )
 
