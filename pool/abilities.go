@@ -176,6 +176,20 @@ type Reservation interface {
 	Abort()
 }
 
+// PartGetter is implemented by backends that can copy part of a value, so
+// that a caller may copy one large value on several threads at once, as
+// Mooncake's transfer engine moves one object in slices of its slice_size
+// over its workers (mooncake-transfer-engine/src/transport/rdma_transport/
+// rdma_transport.cpp, RdmaTransport::submitTransferTask).
+type PartGetter interface {
+	// GetParts is Get of parts of values: it copies len(bufs[i]) bytes of
+	// key i's value, from offset offs[i] on, into bufs[i] and writes the
+	// value's whole size into n[i], or a negative Code: ObjectNotFound
+	// when absent, InvalidParams when the part does not lie inside the
+	// value. Every present key's lease is extended, as by Get.
+	GetParts(ctx context.Context, keys []string, offs []int64, bufs [][]byte, n []int64) error
+}
+
 // BufferRegistrar is implemented by backends whose client can transfer
 // straight into and out of memory registered with it (Mooncake's
 // register_buffer): Get into, and Put from, buffers that lie inside a

@@ -36,6 +36,7 @@ var abilities = map[string]reflect.Type{
 	"ArenaPinObserver":  reflect.TypeFor[pool.ArenaPinObserver](),
 	"Viewer":            reflect.TypeFor[pool.Viewer](),
 	"Reserver":          reflect.TypeFor[pool.Reserver](),
+	"PartGetter":        reflect.TypeFor[pool.PartGetter](),
 	"BufferRegistrar":   reflect.TypeFor[pool.BufferRegistrar](),
 	"TransportReporter": reflect.TypeFor[pool.TransportReporter](),
 }

@@ -41,6 +41,7 @@
 //	ArenaPinObserver arenas pinned by a caller, not mapped ahead   yes
 //	Viewer          values looked up in place (ViewBatch)          yes
 //	Reserver        values placed, written in place, committed     yes
+//	PartGetter      parts of values, copied on several threads     yes
 //	BufferRegistrar Get and Put in place in registered buffers                           yes
 //	TransportReporter what the client's transfer engine does                             yes
 //

@@ -28,7 +28,7 @@ func (c *saveCall) startReserve(ctx context.Context) (*setWork, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.takeItems(batch, cuda.DeviceToHost, l.geo.Slots); err != nil {
+	if err := s.takeItems(batch, cuda.DeviceToHost, callsOf(len(batch), l.geo.Slots)); err != nil {
 		return nil, err
 	}
 	return &setWork{set: s, task: c.reserveChunks(ctx, s, len(batch)), chunk: l.geo.Slots}, nil

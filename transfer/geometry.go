@@ -25,6 +25,10 @@ type Geometry struct {
 	// (Options.StagingBuffers, as many as the budget holds); 0 before a
 	// loader, saver or worker sets it.
 	Buffers int `json:"buffers,omitempty"`
+	// PageParts is how many store calls a staged load gets each page in
+	// when it gets pages in parts (LoadPartBytes); 0 when it gets them
+	// whole.
+	PageParts int `json:"page_parts,omitempty"`
 	// Warning says why Slots differs from Batch; empty when it does not.
 	Warning string `json:"warning,omitempty"`
 }
@@ -93,6 +97,10 @@ type setShape struct {
 	// perThread is the pages per crew thread a set grows to, as far as
 	// maxSetBytes allows.
 	perThread int64
+	// partBytes, when positive, is the most of a page one store call
+	// loads where the pool can get parts (LoadPartBytes, parted); 0 for
+	// saves.
+	partBytes int64
 }
 
 // LoadSetBytes is what a staged load's set carries (SetBytes is a
@@ -105,16 +113,18 @@ type setShape struct {
 // moved 0.65-0.73 in sets of 64 MiB (four pages per thread; 256 MiB in
 // flight) and 0.84-0.89 in sets of 16. Four async workers of 16 MiB
 // sets each moved 0.65-0.76, of 4 MiB sets 0.77-0.81 (64 KiB pages).
-// But a page is one Get on one thread, so a load's set still grows to
-// one page per thread: 4 MiB pages in sets of four moved 0.43-0.44, in
-// sets of sixteen 0.62-0.70. Saves, whose gathers run on the device, lost with smaller
-// sets (64 KiB pages in sets of 8 MiB took 33 ms of device time per GiB,
-// in sets of 16 MiB 20), so theirs grow to four pages per thread.
+// Where the pool cannot get parts of values (LoadPartBytes), a page is one
+// Get on one thread, so a load's set grows to one page per thread: 4 MiB
+// pages in sets of four moved 0.43-0.44, in sets of sixteen 0.62-0.70;
+// got in parts, in sets of 8 MiB, 0.87-0.91. Saves, whose gathers run on
+// the device, lost with smaller sets (64 KiB pages in sets of 8 MiB took
+// 33 ms of device time per GiB, in sets of 16 MiB 20), so theirs grow to
+// four pages per thread.
 const LoadSetBytes = SetBytes / 2
 
 // The sets of a loader and a saver.
 var (
-	loadSets = setShape{bytes: LoadSetBytes, perThread: 1}
+	loadSets = setShape{bytes: LoadSetBytes, perThread: 1, partBytes: LoadPartBytes}
 	saveSets = setShape{bytes: SetBytes, perThread: 4}
 )
 
@@ -126,7 +136,7 @@ var (
 // pages at 0.72-0.75 of the link on the H200, of SetBytes/workers
 // 0.77-0.81 (docs/benchmarks.md, "Staged sets: smaller for loads").
 func asyncSets(workers int) setShape {
-	return setShape{bytes: max(minSetBytes, SetBytes/int64(max(workers, 1))), perThread: 1}
+	return setShape{bytes: max(minSetBytes, SetBytes/int64(max(workers, 1))), perThread: 1, partBytes: LoadPartBytes}
 }
 
 // withStagedSets sets g's sets for staged transfers with budget bytes of

@@ -21,7 +21,11 @@ type lane struct {
 	// (pool.BufferRegistrar), when the pool took it.
 	unregister func() error
 	arenas     *arenaMap
-	crew       *crew.Crew
+	// parts is how many parts (store calls) each page of a staged load
+	// is got in: 1 unless the pages are larger than its sets'
+	// partBytes and the pool can get parts (setShape.parted).
+	parts int
+	crew  *crew.Crew
 	// threads is the crew's size, the goroutine waiting for a task
 	// included (Options.Parallel).
 	threads int
@@ -40,12 +44,17 @@ type lane struct {
 // newLane builds a lane whose staging buffers of sets of shape come out
 // of budget bytes and whose crew has threads threads.
 func newLane(o Options, geo Geometry, arenas *arenaMap, shape setShape, budget int64, threads int) (*lane, error) {
+	parts := 1
 	if arenas != nil {
 		geo = geo.withDirectSets(o.StagingBuffers)
 	} else {
+		shape, parts = shape.parted(o.Pool, geo.SlotBytes, threads)
 		geo = geo.withStagedSets(shape, o.StagingBuffers, budget, threads)
 	}
-	l := &lane{o: o, geo: geo, arenas: arenas, threads: threads}
+	if parts > 1 {
+		geo.PageParts = parts
+	}
+	l := &lane{o: o, geo: geo, arenas: arenas, parts: parts, threads: threads}
 	l.crew = crew.New(threads-1, crew.DefaultPark, cpuClock(o.Stats != nil))
 	if err := l.open(); err != nil {
 		l.close()

@@ -34,8 +34,11 @@ type loadCall struct {
 // whole are queued.
 func (c *loadCall) path(ctx context.Context) path {
 	lookup := lookupFunc(c.getChunks)
-	if c.l.arenas != nil {
+	switch {
+	case c.l.arenas != nil:
 		lookup = c.viewChunks
+	case c.l.parts > 1:
+		lookup = c.getParts
 	}
 	return path{
 		start:  func() (*setWork, error) { return c.start(ctx, lookup) },
@@ -49,10 +52,14 @@ func (c *loadCall) path(ctx context.Context) path {
 type lookupFunc func(ctx context.Context, s *slotSet, k, chunk int) *crew.Task
 
 // callChunk is the most pages of one store call of a set of k pages:
-// Slots for direct views, callPages for staged Gets.
+// Slots for direct views, one for Gets of parts (each page then takes
+// the lane's parts calls), else callPages.
 func (c *loadCall) callChunk(k int) int {
-	if c.l.arenas != nil {
+	switch {
+	case c.l.arenas != nil:
 		return c.l.geo.Slots
+	case c.l.parts > 1:
+		return 1
 	}
 	return c.l.callPages(k)
 }
@@ -76,7 +83,7 @@ func (c *loadCall) start(ctx context.Context, lookup lookupFunc) (*setWork, erro
 		return nil, err
 	}
 	chunk := c.callChunk(len(batch))
-	if err := s.takeItems(batch, cuda.HostToDevice, chunk); err != nil {
+	if err := s.takeItems(batch, cuda.HostToDevice, callsOf(len(batch), chunk)*c.l.parts); err != nil {
 		return nil, err
 	}
 	task := lookup(ctx, s, len(batch), chunk)
@@ -125,6 +132,9 @@ func (c *loadCall) finishLookups(w *setWork) error {
 	s, d := w.set, w.set.scratch
 	if w.err != nil {
 		return fmt.Errorf("pool get of %d pages: %w", len(s.items), w.err)
+	}
+	if c.l.parts > 1 {
+		d.foldParts(len(s.items), c.l.parts)
 	}
 	for j := 0; j*w.chunk < len(s.items); j++ {
 		if !d.short[j] {

@@ -51,16 +51,17 @@ func newSlotSet(dev cuda.Device, buffer int, timed bool) (*slotSet, error) {
 	return s, nil
 }
 
-// takeItems makes items the set's pages and lays out their places: in
-// kernel mode (s.descs), with the descriptors of their copies of kind,
-// for store calls of chunk pages; else their copies alone.
-func (s *slotSet) takeItems(items []pageItem, kind cuda.CopyKind, chunk int) error {
+// takeItems makes items the set's pages and lays out their places, for
+// calls store calls: in kernel mode (s.descs), with the descriptors of
+// their copies of kind; else their copies alone.
+func (s *slotSet) takeItems(items []pageItem, kind cuda.CopyKind, calls int) error {
 	s.items = append(s.items[:0], items...)
+	s.scratch.fitCalls(calls)
 	if s.descs == nil {
 		s.scratch.place(s.items)
 		return nil
 	}
-	return s.scratch.placeDescribed(s.descs, s.items, kind, callsOf(len(items), chunk))
+	return s.scratch.placeDescribed(s.descs, s.items, kind, calls)
 }
 
 // finish forgets the set's copies, ends its views and aborts what it

@@ -304,8 +304,13 @@ func TestSetScratchGrows(t *testing.T) {
 	d := newSetScratch(100, 2)
 	for _, tt := range []struct{ n, want int }{{0, 0}, {3, 3}, {2, 3}, {4, 6}, {40, 40}, {70, 80}, {90, 100}, {100, 100}} {
 		d.fit(tt.n)
-		if len(d.keys) != tt.want || len(d.copies) != 2*tt.want || len(d.short) != tt.want {
+		if len(d.keys) != tt.want || len(d.copies) != 2*tt.want {
 			t.Errorf("fit(%d) = room for %d pages (%d copies), want %d", tt.n, len(d.keys), len(d.copies), tt.want)
+		}
+	}
+	for _, tt := range []struct{ n, want int }{{3, 3}, {2, 3}, {300, 300}} {
+		if d.fitCalls(tt.n); len(d.short) != tt.want {
+			t.Errorf("fitCalls(%d) = room for %d calls' answers, want %d", tt.n, len(d.short), tt.want)
 		}
 	}
 }

@@ -35,6 +35,9 @@ type setScratch struct {
 	// short flags the set's store calls with a page not found whole
 	// (loads) or not reserved (direct saves).
 	short []bool
+	// parts are the arguments and answers of a staged load's calls that
+	// each get a part of a page (getParts), by call.
+	parts partCalls
 	// gathers are a direct save set's copies of the pages reserved.
 	gathers []cuda.Copy
 }
@@ -54,8 +57,15 @@ func (d *setScratch) fit(n int) {
 	n = max(n, min(2*len(d.keys), d.most))
 	d.keys, d.items, d.vals = make([]string, n), make([]pool.PutItem, n), make([][]byte, n)
 	d.codes, d.n, d.offs, d.ptrs = make([]pool.Code, n), make([]int64, n), make([]int64, n), make([]cuda.DevPtr, n)
-	d.copies, d.ends, d.short = make([]cuda.Copy, n*d.regions), make([]int, n), make([]bool, n)
+	d.copies, d.ends = make([]cuda.Copy, n*d.regions), make([]int, n)
 	d.dends = make([]int, n)
+}
+
+// fitCalls makes d hold the answers of calls store calls.
+func (d *setScratch) fitCalls(calls int) {
+	if calls > len(d.short) {
+		d.short = make([]bool, calls)
+	}
 }
 
 // place makes room for items and records where each of their copies go

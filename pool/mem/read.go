@@ -79,7 +79,8 @@ func (s *Store) Get(ctx context.Context, keys []string, bufs [][]byte, n []int64
 	}
 	sc := getLeaseScratch(len(keys))
 	defer putLeaseScratch(sc)
-	if err := s.holdForGet(ctx, keys, bufs, n, sc); err != nil {
+	fits := func(o *object, i int) bool { return int64(len(bufs[i])) >= o.size }
+	if err := s.holdForGet(ctx, keys, n, sc, fits); err != nil {
 		return err
 	}
 	for i, o := range sc.objs {
@@ -92,20 +93,50 @@ func (s *Store) Get(ctx context.Context, keys []string, bufs [][]byte, n []int64
 	return nil
 }
 
-// holdForGet looks the keys up into sc.objs, leases them and marks the
-// readable ones as being read; it leaves sc.objs holding those only.
-func (s *Store) holdForGet(ctx context.Context, keys []string, bufs [][]byte, n []int64, sc *leaseScratch) error {
+// GetParts copies len(bufs[i]) bytes of each key's value from offset
+// offs[i] on into bufs[i] (pool.PartGetter), as Get copies whole values:
+// n[i] is the value's whole size, or ObjectNotFound, or InvalidParams when
+// the part does not lie inside the value or the store is metadata-only.
+// Every present key's lease is extended, once per part asked.
+func (s *Store) GetParts(ctx context.Context, keys []string, offs []int64, bufs [][]byte, n []int64) error {
+	if len(bufs) != len(keys) || len(offs) != len(keys) {
+		return &pool.Error{Code: pool.InvalidParams, Op: "get parts", Err: fmt.Errorf("%d keys but %d offsets and %d buffers", len(keys), len(offs), len(bufs))}
+	}
+	sc := getLeaseScratch(len(keys))
+	defer putLeaseScratch(sc)
+	fits := func(o *object, i int) bool {
+		return offs[i] >= 0 && offs[i] <= o.size && int64(len(bufs[i])) <= o.size-offs[i]
+	}
+	if err := s.holdForGet(ctx, keys, n, sc, fits); err != nil {
+		return err
+	}
+	for i, o := range sc.objs {
+		if o != nil {
+			copy(bufs[i], o.bytes()[offs[i]:])
+			n[i] = o.size
+			s.release(o)
+		}
+	}
+	return nil
+}
+
+// holdForGet looks the keys up into sc.objs, leases them and marks as
+// being read those that fits says can be copied (key i's object o:
+// fits(o, i)) while the store holds values; it leaves sc.objs holding
+// those only.
+func (s *Store) holdForGet(ctx context.Context, keys []string, n []int64, sc *leaseScratch, fits func(o *object, i int) bool) error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if err := s.begin(ctx, "get", len(keys), len(n)); err != nil {
 		return err
 	}
 	s.lookupAllPublished(keys, sc.objs)
+	readable := func(o *object, i int) bool { return !s.opts.MetadataOnly && fits(o, i) }
 	for i, o := range sc.objs {
 		switch {
 		case o == nil:
 			n[i] = int64(pool.ObjectNotFound)
-		case !s.readable(o, bufs[i]):
+		case !readable(o, i):
 			n[i] = int64(pool.InvalidParams)
 		default:
 			o.readers.Add(1)
@@ -113,16 +144,11 @@ func (s *Store) holdForGet(ctx context.Context, keys []string, bufs [][]byte, n 
 	}
 	s.grantLeases(sc.objs, sc)
 	for i, o := range sc.objs {
-		if o != nil && !s.readable(o, bufs[i]) {
+		if o != nil && !readable(o, i) {
 			sc.objs[i] = nil
 		}
 	}
 	return nil
-}
-
-// readable says whether Get can copy o into buf.
-func (s *Store) readable(o *object, buf []byte) bool {
-	return !s.opts.MetadataOnly && int64(len(buf)) >= o.size
 }
 
 // List calls fn for every published key starting with prefix. It grants

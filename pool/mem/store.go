@@ -24,6 +24,7 @@ var (
 	_ pool.ArenaHolder    = (*Store)(nil)
 	_ pool.Viewer         = (*Store)(nil)
 	_ pool.Reserver       = (*Store)(nil)
+	_ pool.PartGetter     = (*Store)(nil)
 )
 
 // ErrClosed is returned by every method of a closed Store.

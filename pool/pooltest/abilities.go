@@ -320,3 +320,45 @@ func testKeysCopied(f *fixture) {
 	}
 	f.mustGet(k, value(k, 1))
 }
+
+func testGetParts(f *fixture) {
+	pg, ok := f.s.(pool.PartGetter)
+	if !ok {
+		f.t.Skip("backend does not implement pool.PartGetter")
+	}
+	large, missing := f.key("large"), f.key("missing")
+	whole := value(large, 3<<20+100)
+	f.mustPut(item(large, whole))
+	size := int64(len(whole))
+	cases := []struct {
+		key      string
+		off, len int64
+		want     int64
+	}{
+		{large, 0, 1 << 20, size},
+		{large, 1 << 20, 2 << 20, size},
+		{large, size - 100, 100, size},
+		{large, size, 0, size},
+		{large, size - 99, 100, int64(pool.InvalidParams)},
+		{large, -1, 10, int64(pool.InvalidParams)},
+		{missing, 0, 10, int64(pool.ObjectNotFound)},
+	}
+	keys, offs, bufs := make([]string, len(cases)), make([]int64, len(cases)), make([][]byte, len(cases))
+	for i, c := range cases {
+		keys[i], offs[i], bufs[i] = c.key, c.off, make([]byte, c.len)
+	}
+	n := make([]int64, len(cases))
+	if err := pg.GetParts(f.ctx, keys, offs, bufs, n); err != nil {
+		f.t.Fatalf("GetParts = %v, want nil", err)
+	}
+	for i, c := range cases {
+		if n[i] != c.want {
+			f.t.Errorf("GetParts(%s, from %d, %d bytes) = %d, want %d", c.key, c.off, c.len, n[i], c.want)
+		} else if c.want == size && !slices.Equal(bufs[i], whole[c.off:c.off+c.len]) {
+			f.t.Errorf("GetParts(%s, from %d, %d bytes) copied other bytes than the value's", c.key, c.off, c.len)
+		}
+	}
+	if err := callNoPanic(func() error { return pg.GetParts(f.ctx, []string{large}, nil, [][]byte{nil}, n[:1]) }); err == nil || errors.Is(err, errPanicked) {
+		f.t.Errorf("GetParts with mismatched slice lengths = %v, want an error", err)
+	}
+}

@@ -7,7 +7,7 @@
 // (with force) when it ends, so a shared server can run the suite, and
 // closes every store open returned (open must not close it). The optional
 // abilities Run covers (pool.Lister, pool.LeasingExister, pool.Sizer,
-// pool.LeaseReporter, pool.Locator) are tested when the store has them and
+// pool.LeaseReporter, pool.Locator, pool.PartGetter) are tested when the store has them and
 // skipped otherwise.
 package pooltest
 

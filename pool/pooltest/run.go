@@ -40,6 +40,7 @@ func Run(t *testing.T, open func(t *testing.T) pool.Store) {
 		{"Leases", testLeases},
 		{"Locate", testLocate},
 		{"KeysCopied", testKeysCopied},
+		{"GetParts", testGetParts},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.test(newFixture(t, open)) })
