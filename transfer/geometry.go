@@ -90,6 +90,16 @@ const SetBytes = 16 << 20
 // bounce buffer moves with one contiguous copy.
 const maxSetBytes = 4 * SetBytes
 
+// flightBytes is the most staging a lane's sets in flight hold, as far as
+// two sets allow: a staged lane has as many buffers of its sets as fit in
+// it (and in the budget, up to the buffers asked for). Less staging in
+// flight costs the copies into and out of it less CPU time: on the H200,
+// 1 MiB pages saved in two sets of 64 MiB moved 0.83-0.85 of the link,
+// their Puts taking 178-204 ms of CPU per GiB, against 0.63-0.65 and
+// 316-331 ms in four (docs/benchmarks.md, "Staged sets: smaller for
+// loads").
+const flightBytes = 128 << 20
+
 // setShape is how much a lane's staged set carries.
 type setShape struct {
 	// bytes is a set's worth of pages (at least one page).
@@ -143,14 +153,14 @@ func asyncSets(workers int) setShape {
 // staging and a crew of threads: shape's worth of pages per set (at
 // least one page, and shape's pages per thread as far as maxSetBytes
 // allows), fewer when want buffers of them do not fit, but
-// at least min(Slots, that); then as many buffers as the budget holds,
-// up to want, at least 1.
+// at least min(Slots, that); then as many buffers as the budget and
+// flightBytes (or two sets) hold, up to want, at least 1.
 func (g Geometry) withStagedSets(shape setShape, want int, budget int64, threads int) Geometry {
 	page := max(g.SlotBytes, 1)
 	most := max(1, shape.bytes/page, min(shape.perThread*int64(threads), maxSetBytes/page))
 	fit := int(min(most, budget/max(int64(max(want, 1))*g.SlotBytes, 1)))
 	g.SetPages = max(min(g.Slots, int(most)), fit)
-	g.Buffers = stagingBuffers(want, g, budget)
+	g.Buffers = stagingBuffers(want, g, min(budget, max(flightBytes, 2*g.AllocBytes())))
 	return g
 }
 

@@ -79,7 +79,8 @@ type Options struct {
 	// StagingBuffers is how many sets a loader, saver or async worker has
 	// in flight (default DefaultStagingBuffers; 1 turns the overlap off):
 	// staged, the staging buffers of one set each that it cycles through,
-	// reduced to what the staging budget holds, at least 1; while the
+	// reduced to what the staging budget and flightBytes in flight (or
+	// two sets) hold, at least 1; while the
 	// device copies one set from or to one buffer, the store calls of
 	// another use another. Direct, the sets whose views or reservations
 	// it holds.
