@@ -68,29 +68,19 @@ func (s *Store) Sizes(ctx context.Context, keys []string, n []int64) error {
 // Get copies each key's value into bufs[i] and writes its size into n[i],
 // or ObjectNotFound, or InvalidParams when bufs[i] is too small or the
 // store is metadata-only. Every present key's lease is extended. The bytes
-// are copied outside the index lock while the objects are held as being
-// read, by copy. Non-temporal stores (copyValue), which spare the caches
-// when a put writes, made the staged loads of an H200 host slower when
-// Get wrote its staging slots with them: 0.64-0.74 of the link against
-// 0.76-0.84 with copy, at 16 and 64 KiB pages (docs/benchmarks.md).
+// are copied by copy (copyHeld says under which lock). Non-temporal stores
+// (copyValue), which spare the caches when a put writes, made the staged
+// loads of an H200 host slower when Get wrote its staging slots with them:
+// 0.64-0.74 of the link against 0.76-0.84 with copy, at 16 and 64 KiB
+// pages (docs/benchmarks.md).
 func (s *Store) Get(ctx context.Context, keys []string, bufs [][]byte, n []int64) error {
 	if len(bufs) != len(keys) {
 		return &pool.Error{Code: pool.InvalidParams, Op: "get", Err: errLengths(len(keys), len(bufs), "buffers")}
 	}
-	sc := getLeaseScratch(len(keys))
-	defer putLeaseScratch(sc)
-	fits := func(o *object, i int) bool { return int64(len(bufs[i])) >= o.size }
-	if err := s.holdForGet(ctx, keys, n, sc, fits); err != nil {
-		return err
-	}
-	for i, o := range sc.objs {
-		if o != nil {
-			copy(bufs[i], o.bytes())
-			n[i] = o.size
-			s.release(o)
-		}
-	}
-	return nil
+	return s.copyHeld(ctx, keys, n, readsOf{
+		fits:    func(o *object, i int) bool { return int64(len(bufs[i])) >= o.size },
+		copyOut: func(o *object, i int) { copy(bufs[i], o.bytes()) },
+	})
 }
 
 // GetParts copies len(bufs[i]) bytes of each key's value from offset
@@ -102,44 +92,91 @@ func (s *Store) GetParts(ctx context.Context, keys []string, offs []int64, bufs 
 	if len(bufs) != len(keys) || len(offs) != len(keys) {
 		return &pool.Error{Code: pool.InvalidParams, Op: "get parts", Err: fmt.Errorf("%d keys but %d offsets and %d buffers", len(keys), len(offs), len(bufs))}
 	}
+	return s.copyHeld(ctx, keys, n, readsOf{
+		fits: func(o *object, i int) bool {
+			return offs[i] >= 0 && offs[i] <= o.size && int64(len(bufs[i])) <= o.size-offs[i]
+		},
+		copyOut: func(o *object, i int) { copy(bufs[i], o.bytes()[offs[i]:]) },
+		bytes:   func(i int) int64 { return int64(len(bufs[i])) },
+	})
+}
+
+// readsOf is what a get copies of each key's object o (the key's index i):
+// fits says whether o can be copied, copyOut copies it, and bytes is how
+// many bytes that copies (nil: the whole value).
+type readsOf struct {
+	fits    func(o *object, i int) bool
+	copyOut func(o *object, i int)
+	bytes   func(i int) int64
+}
+
+// lockedCopyBytes is the most a get's copies may move in all for copyHeld
+// to make them under the index read lock.
+const lockedCopyBytes = 128 << 10
+
+// copyHeld looks the keys up, leases them, writes into n the sizes of the
+// objects r can copy (and ObjectNotFound or InvalidParams for the others)
+// and copies them. When they move at most lockedCopyBytes in all it copies
+// them under the index read lock, which frees no published object while
+// held (unpublish needs it exclusively) and delays an eviction by one
+// short copy at most; larger copies run outside the lock, each object held
+// as being read. Held, each object costs two atomic updates of a line
+// the lookup only read: on the H200, staged loads of 4 KiB pages moved
+// 0.72-0.79 of the link with their copies under the lock, against
+// 0.69-0.77 (docs/benchmarks.md, "Gets of small values under the index
+// read lock").
+func (s *Store) copyHeld(ctx context.Context, keys []string, n []int64, r readsOf) error {
 	sc := getLeaseScratch(len(keys))
 	defer putLeaseScratch(sc)
-	fits := func(o *object, i int) bool {
-		return offs[i] >= 0 && offs[i] <= o.size && int64(len(bufs[i])) <= o.size-offs[i]
-	}
-	if err := s.holdForGet(ctx, keys, n, sc, fits); err != nil {
+	s.mu.RLock()
+	held := true
+	defer func() {
+		if held {
+			s.mu.RUnlock()
+		}
+	}()
+	if err := s.begin(ctx, "get", len(keys), len(n)); err != nil {
 		return err
 	}
-	for i, o := range sc.objs {
+	total := s.holdForGet(keys, n, sc, r)
+	if total <= lockedCopyBytes {
+		copyAll(sc.objs, n, r)
+		return nil
+	}
+	for _, o := range sc.objs {
 		if o != nil {
-			copy(bufs[i], o.bytes()[offs[i]:])
-			n[i] = o.size
+			o.readers.Add(1)
+		}
+	}
+	s.mu.RUnlock()
+	held = false
+	copyAll(sc.objs, n, r)
+	for _, o := range sc.objs {
+		if o != nil {
 			s.release(o)
 		}
 	}
 	return nil
 }
 
-// holdForGet looks the keys up into sc.objs, leases them and marks as
-// being read those that fits says can be copied (key i's object o:
-// fits(o, i)) while the store holds values; it leaves sc.objs holding
-// those only.
-func (s *Store) holdForGet(ctx context.Context, keys []string, n []int64, sc *leaseScratch, fits func(o *object, i int) bool) error {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if err := s.begin(ctx, "get", len(keys), len(n)); err != nil {
-		return err
-	}
+// holdForGet looks the keys up into sc.objs and leases them, writes
+// ObjectNotFound or InvalidParams into n for those r cannot copy (and
+// leaves sc.objs holding the others), and returns the bytes r copies of
+// those; the caller holds s.mu shared.
+func (s *Store) holdForGet(keys []string, n []int64, sc *leaseScratch, r readsOf) int64 {
 	s.lookupAllPublished(keys, sc.objs)
-	readable := func(o *object, i int) bool { return !s.opts.MetadataOnly && fits(o, i) }
+	readable := func(o *object, i int) bool { return !s.opts.MetadataOnly && r.fits(o, i) }
+	var total int64
 	for i, o := range sc.objs {
 		switch {
 		case o == nil:
 			n[i] = int64(pool.ObjectNotFound)
 		case !readable(o, i):
 			n[i] = int64(pool.InvalidParams)
+		case r.bytes != nil:
+			total += r.bytes(i)
 		default:
-			o.readers.Add(1)
+			total += o.size
 		}
 	}
 	s.grantLeases(sc.objs, sc)
@@ -148,7 +185,17 @@ func (s *Store) holdForGet(ctx context.Context, keys []string, n []int64, sc *le
 			sc.objs[i] = nil
 		}
 	}
-	return nil
+	return total
+}
+
+// copyAll copies every object objs holds with r and writes its size into n.
+func copyAll(objs []*object, n []int64, r readsOf) {
+	for i, o := range objs {
+		if o != nil {
+			r.copyOut(o, i)
+			n[i] = o.size
+		}
+	}
 }
 
 // List calls fn for every published key starting with prefix. It grants
