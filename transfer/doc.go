@@ -97,9 +97,12 @@
 // sets across them. Staged, the device gathers a set into its staging
 // buffer first (phases resolve, with SkipExisting one Exist call per
 // batch skipping present keys; describe; stage; sync), then the crew
-// puts it (put), while the gathers of the next sets are queued. Put failures are
-// counted per page and not retried; ObjectAlreadyExists answers are
-// counted apart.
+// puts it (put), while the gathers of the next sets are queued. Pages of
+// more than PartBytes move in parts where the pool can take them: a load
+// gets each part with its own call (pool.PartGetter), a save reserves the
+// set's places (pool.Reserver), copies the parts into them on the crew and
+// commits them. Put failures are counted per page and not retried;
+// ObjectAlreadyExists answers are counted apart.
 //
 // # Direct mode
 //

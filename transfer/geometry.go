@@ -1,6 +1,10 @@
 package transfer
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/kvctl/kvctl/pool"
+)
 
 // Geometry is the staging shape of one loader, saver or async worker.
 type Geometry struct {
@@ -26,7 +30,7 @@ type Geometry struct {
 	// loader, saver or worker sets it.
 	Buffers int `json:"buffers,omitempty"`
 	// PageParts is how many store calls a staged load gets each page in
-	// when it gets pages in parts (LoadPartBytes); 0 when it gets them
+	// when it gets pages in parts (PartBytes); 0 when it gets them
 	// whole.
 	PageParts int `json:"page_parts,omitempty"`
 	// Warning says why Slots differs from Batch; empty when it does not.
@@ -107,10 +111,11 @@ type setShape struct {
 	// perThread is the pages per crew thread a set grows to, as far as
 	// maxSetBytes allows.
 	perThread int64
-	// partBytes, when positive, is the most of a page one store call
-	// loads where the pool can get parts (LoadPartBytes, parted); 0 for
-	// saves.
+	// partBytes, when positive, is the most of a page one call on the
+	// crew moves where the pool can take parts (PartBytes, parted).
 	partBytes int64
+	// canPart says whether pages can move in parts to or from a pool.
+	canPart func(pool.Store) bool
 }
 
 // LoadSetBytes is what a staged load's set carries (SetBytes is a
@@ -123,19 +128,19 @@ type setShape struct {
 // moved 0.65-0.73 in sets of 64 MiB (four pages per thread; 256 MiB in
 // flight) and 0.84-0.89 in sets of 16. Four async workers of 16 MiB
 // sets each moved 0.65-0.76, of 4 MiB sets 0.77-0.81 (64 KiB pages).
-// Where the pool cannot get parts of values (LoadPartBytes), a page is one
+// Where the pool cannot get parts of values (PartBytes), a page is one
 // Get on one thread, so a load's set grows to one page per thread: 4 MiB
 // pages in sets of four moved 0.43-0.44, in sets of sixteen 0.62-0.70;
 // got in parts, in sets of 8 MiB, 0.87-0.91. Saves, whose gathers run on
 // the device, lost with smaller sets (64 KiB pages in sets of 8 MiB took
 // 33 ms of device time per GiB, in sets of 16 MiB 20), so theirs grow to
-// four pages per thread.
+// four pages per thread, unless the pool takes their pages in parts.
 const LoadSetBytes = SetBytes / 2
 
 // The sets of a loader and a saver.
 var (
-	loadSets = setShape{bytes: LoadSetBytes, perThread: 1, partBytes: LoadPartBytes}
-	saveSets = setShape{bytes: SetBytes, perThread: 4}
+	loadSets = setShape{bytes: LoadSetBytes, perThread: 1, partBytes: PartBytes, canPart: getsParts}
+	saveSets = setShape{bytes: SetBytes, perThread: 4, partBytes: PartBytes, canPart: reservesParts}
 )
 
 // asyncSets is the sets of each of workers async load workers: they
@@ -146,7 +151,7 @@ var (
 // pages at 0.72-0.75 of the link on the H200, of SetBytes/workers
 // 0.77-0.81 (docs/benchmarks.md, "Staged sets: smaller for loads").
 func asyncSets(workers int) setShape {
-	return setShape{bytes: max(minSetBytes, SetBytes/int64(max(workers, 1))), perThread: 1, partBytes: LoadPartBytes}
+	return setShape{bytes: max(minSetBytes, SetBytes/int64(max(workers, 1))), perThread: 1, partBytes: PartBytes, canPart: getsParts}
 }
 
 // withStagedSets sets g's sets for staged transfers with budget bytes of

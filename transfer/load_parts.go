@@ -9,42 +9,6 @@ import (
 	"github.com/kvctl/kvctl/pool"
 )
 
-// LoadPartBytes is about the most of one page a staged load's store call
-// copies when the pool can get parts of values (pool.PartGetter): larger
-// pages are loaded in parts of at most this size, each its own call on the
-// lane's crew, so that one page is copied into staging on several
-// threads, as Mooncake's transfer engine moves one object in slices over
-// its workers (mooncake-transfer-engine/src/transport/rdma_transport/
-// rdma_transport.cpp, RdmaTransport::submitTransferTask). Whole pages of
-// 256 KiB loaded at 0.87-0.89 of the link on the H200, while 4 MiB
-// pages, one Get each and so one thread each, moved 0.69-0.70 in sets that
-// grew to 64 MiB to give every thread one (docs/benchmarks.md, "Staged
-// sets: smaller for loads").
-const LoadPartBytes = 256 << 10
-
-// parted is shape for a staged lane of pool p with threads threads whose
-// pages hold up to slot bytes, and the parts each of its pages is loaded
-// in: more than one when shape loads pages of more than partBytes in parts,
-// p can get parts (pool.PartGetter) and the crew has threads to share them;
-// the sets then need not grow to a page per thread.
-func (shape setShape) parted(p pool.Store, slot int64, threads int) (setShape, int) {
-	if _, ok := p.(pool.PartGetter); !ok || shape.partBytes <= 0 || slot <= shape.partBytes || threads <= 1 {
-		return shape, 1
-	}
-	shape.perThread = 0
-	return shape, int((slot + shape.partBytes - 1) / shape.partBytes)
-}
-
-// partOf is the bytes [off, off+n) that part p of parts covers of a page of
-// bytes bytes: equal parts of whole cache lines, the last one shorter and
-// those past the page's end empty.
-func partOf(bytes int64, p, parts int) (off, n int64) {
-	size := (bytes + int64(parts) - 1) / int64(parts)
-	size = (size + 63) &^ 63
-	off = min(bytes, int64(p)*size)
-	return off, min(bytes, off+size) - off
-}
-
 // partCalls are the arguments and answers of one set's part calls, by
 // call: one key, offset, part of staging and size each.
 type partCalls struct {

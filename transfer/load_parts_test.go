@@ -49,7 +49,7 @@ func (s *partStore) GetParts(ctx context.Context, keys []string, offs []int64, b
 	return nil
 }
 
-// partsLayout has pages larger than LoadPartBytes in group 0 (three parts
+// partsLayout has pages larger than PartBytes in group 0 (three parts
 // each, not whole cache lines) and smaller ones in group 1, which a set
 // of both loads in group 0's three parts too.
 var partsLayout = Layout{Groups: []LayerGroup{
@@ -170,11 +170,12 @@ func TestParted(t *testing.T) {
 		want    int
 	}{
 		{"4 MiB pages", loadSets, parts, 4 << 20, 16, 16},
-		{"a part and a byte", loadSets, parts, LoadPartBytes + 1, 16, 2},
-		{"pages of a part", loadSets, parts, LoadPartBytes, 16, 1},
+		{"a part and a byte", loadSets, parts, PartBytes + 1, 16, 2},
+		{"pages of a part", loadSets, parts, PartBytes, 16, 1},
 		{"one thread", loadSets, parts, 4 << 20, 1, 1},
 		{"a pool without parts", loadSets, newMapStore(), 4 << 20, 16, 1},
-		{"saves", saveSets, parts, 4 << 20, 16, 1},
+		{"saves to a pool without reservations", saveSets, parts, 4 << 20, 16, 1},
+		{"saves to a pool that reserves", saveSets, newMemPool(t, 1<<20), 4 << 20, 16, 16},
 	}
 	for _, tt := range tests {
 		shape, got := tt.shape.parted(tt.store, tt.slot, tt.threads)

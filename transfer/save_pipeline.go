@@ -37,6 +37,14 @@ func (c *saveCall) path(ctx context.Context) path {
 			oneAhead: true,
 		}
 	}
+	if c.s.lane.parts > 1 {
+		return path{
+			start:  func() (*setWork, error) { return c.stageNext(ctx) },
+			finish: c.waitStaged,
+			second: func(w *setWork) error { return c.startPutParts(ctx, w) },
+			done:   c.finishPutParts,
+		}
+	}
 	return path{
 		start:  func() (*setWork, error) { return c.stageNext(ctx) },
 		finish: c.waitStaged,
