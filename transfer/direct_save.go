@@ -45,8 +45,7 @@ func (c *saveCall) reserveChunks(ctx context.Context, s *slotSet, k int) *crew.T
 	s.reserved = append(s.reserved, make([]pool.Reservation, (k+l.geo.Slots-1)/l.geo.Slots)...)
 	return chunkCalls(l.crew, k, l.geo.Slots, func(j, lo, hi int) error {
 		for i := lo; i < hi; i++ {
-			it := s.items[i]
-			d.items[i] = pool.PutItem{Key: it.key, Size: it.bytes, Options: c.jobs[it.job].Options}
+			d.items[i] = c.reserveItem(s.items[i])
 		}
 		r, err := l.arenas.writer.Reserve(ctx, d.items[lo:hi], d.vals[lo:hi], d.codes[lo:hi])
 		clear(d.items[lo:hi])
@@ -62,6 +61,12 @@ func (c *saveCall) reserveChunks(ctx context.Context, s *slotSet, k int) *crew.T
 		}
 		return err
 	})
+}
+
+// reserveItem is what Reserve is asked for page it: its key, size and
+// its request's put options.
+func (c *saveCall) reserveItem(it pageItem) pool.PutItem {
+	return pool.PutItem{Key: it.key, Size: it.bytes, Options: c.jobs[it.job].Options}
 }
 
 // finishReserve waits for a set's reservations (the put phase: PutStart

@@ -29,9 +29,9 @@ type Geometry struct {
 	// (Options.StagingBuffers, as many as the budget holds); 0 before a
 	// loader, saver or worker sets it.
 	Buffers int `json:"buffers,omitempty"`
-	// PageParts is how many store calls a staged load gets each page in
-	// when it gets pages in parts (PartBytes); 0 when it gets them
-	// whole.
+	// PageParts is how many calls on the crew a staged transfer moves
+	// each page in when it moves pages in parts (PartBytes); 0 when it
+	// moves them whole.
 	PageParts int `json:"page_parts,omitempty"`
 	// Warning says why Slots differs from Batch; empty when it does not.
 	Warning string `json:"warning,omitempty"`

@@ -21,11 +21,7 @@ type lane struct {
 	// (pool.BufferRegistrar), when the pool took it.
 	unregister func() error
 	arenas     *arenaMap
-	// parts is how many parts (store calls) each page of a staged load
-	// is got in: 1 unless the pages are larger than its sets'
-	// partBytes and the pool can get parts (setShape.parted).
-	parts int
-	crew  *crew.Crew
+	crew       *crew.Crew
 	// threads is the crew's size, the goroutine waiting for a task
 	// included (Options.Parallel).
 	threads int
@@ -54,7 +50,7 @@ func newLane(o Options, geo Geometry, arenas *arenaMap, shape setShape, budget i
 	if parts > 1 {
 		geo.PageParts = parts
 	}
-	l := &lane{o: o, geo: geo, arenas: arenas, parts: parts, threads: threads}
+	l := &lane{o: o, geo: geo, arenas: arenas, threads: threads}
 	l.crew = crew.New(threads-1, crew.DefaultPark, cpuClock(o.Stats != nil))
 	if err := l.open(); err != nil {
 		l.close()
@@ -146,6 +142,11 @@ func (l *lane) close() error {
 	l.crew.Close()
 	return errors.Join(errs...)
 }
+
+// parts is how many calls on the crew each page of a staged set moves in:
+// Geometry.PageParts when the lane moves pages in parts
+// (setShape.parted), else 1.
+func (l *lane) parts() int { return max(1, l.geo.PageParts) }
 
 // resolve resolves the page references of n jobs (pagesOf(j) are job
 // j's) on the lane's crew, into the room of the lane's last call

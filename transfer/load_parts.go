@@ -32,7 +32,7 @@ func (c *partCalls) fit(calls int) {
 // whole; a call whose part was not flags itself, and finishLookups fails
 // the page's request, so those copies are dropped.
 func (c *loadCall) getParts(ctx context.Context, s *slotSet, k, _ int) *crew.Task {
-	l, d, parts := c.l, s.scratch, c.l.parts
+	l, d, parts := c.l, s.scratch, c.l.parts()
 	getter := l.o.Pool.(pool.PartGetter)
 	d.parts.fit(k * parts)
 	return l.crew.Post(k*parts, func(j int) error {

@@ -37,7 +37,7 @@ func (c *loadCall) path(ctx context.Context) path {
 	switch {
 	case c.l.arenas != nil:
 		lookup = c.viewChunks
-	case c.l.parts > 1:
+	case c.l.parts() > 1:
 		lookup = c.getParts
 	}
 	return path{
@@ -58,7 +58,7 @@ func (c *loadCall) callChunk(k int) int {
 	switch {
 	case c.l.arenas != nil:
 		return c.l.geo.Slots
-	case c.l.parts > 1:
+	case c.l.parts() > 1:
 		return 1
 	}
 	return c.l.callPages(k)
@@ -83,7 +83,7 @@ func (c *loadCall) start(ctx context.Context, lookup lookupFunc) (*setWork, erro
 		return nil, err
 	}
 	chunk := c.callChunk(len(batch))
-	if err := s.takeItems(batch, cuda.HostToDevice, callsOf(len(batch), chunk)*c.l.parts); err != nil {
+	if err := s.takeItems(batch, cuda.HostToDevice, callsOf(len(batch), chunk)*c.l.parts()); err != nil {
 		return nil, err
 	}
 	task := lookup(ctx, s, len(batch), chunk)
@@ -133,8 +133,8 @@ func (c *loadCall) finishLookups(w *setWork) error {
 	if w.err != nil {
 		return fmt.Errorf("pool get of %d pages: %w", len(s.items), w.err)
 	}
-	if c.l.parts > 1 {
-		d.foldParts(len(s.items), c.l.parts)
+	if c.l.parts() > 1 {
+		d.foldParts(len(s.items), c.l.parts())
 	}
 	for j := 0; j*w.chunk < len(s.items); j++ {
 		if !d.short[j] {

@@ -15,9 +15,9 @@ import (
 // and PutEnd; finishPutParts commits them.
 func (c *saveCall) startPutParts(ctx context.Context, w *setWork) error {
 	l, s := c.s.lane, w.set
-	d, k, parts := s.scratch, len(s.items), l.parts
+	d, k, parts := s.scratch, len(s.items), l.parts()
 	for i, it := range s.items {
-		d.items[i] = pool.PutItem{Key: it.key, Size: it.bytes, Options: c.jobs[it.job].Options}
+		d.items[i] = c.reserveItem(it)
 	}
 	r, err := l.o.Pool.(pool.Reserver).Reserve(ctx, d.items[:k], d.vals[:k], d.codes[:k])
 	clear(d.items[:k])

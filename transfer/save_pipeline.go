@@ -37,19 +37,15 @@ func (c *saveCall) path(ctx context.Context) path {
 			oneAhead: true,
 		}
 	}
-	if c.s.lane.parts > 1 {
-		return path{
-			start:  func() (*setWork, error) { return c.stageNext(ctx) },
-			finish: c.waitStaged,
-			second: func(w *setWork) error { return c.startPutParts(ctx, w) },
-			done:   c.finishPutParts,
-		}
+	put, done := c.startPut, c.finishPut
+	if c.s.lane.parts() > 1 {
+		put, done = c.startPutParts, c.finishPutParts
 	}
 	return path{
 		start:  func() (*setWork, error) { return c.stageNext(ctx) },
 		finish: c.waitStaged,
-		second: func(w *setWork) error { return c.startPut(ctx, w) },
-		done:   c.finishPut,
+		second: func(w *setWork) error { return put(ctx, w) },
+		done:   done,
 	}
 }
 
