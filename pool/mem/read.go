@@ -138,7 +138,7 @@ func (s *Store) copyHeld(ctx context.Context, keys []string, n []int64, r readsO
 	if err := s.begin(ctx, "get", len(keys), len(n)); err != nil {
 		return err
 	}
-	total := s.holdForGet(keys, n, sc, r)
+	total := s.leaseForGet(keys, n, sc, r)
 	if total <= lockedCopyBytes {
 		copyAll(sc.objs, n, r)
 		return nil
@@ -159,11 +159,11 @@ func (s *Store) copyHeld(ctx context.Context, keys []string, n []int64, r readsO
 	return nil
 }
 
-// holdForGet looks the keys up into sc.objs and leases them, writes
+// leaseForGet looks the keys up into sc.objs and leases them, writes
 // ObjectNotFound or InvalidParams into n for those r cannot copy (and
 // leaves sc.objs holding the others), and returns the bytes r copies of
 // those; the caller holds s.mu shared.
-func (s *Store) holdForGet(keys []string, n []int64, sc *leaseScratch, r readsOf) int64 {
+func (s *Store) leaseForGet(keys []string, n []int64, sc *leaseScratch, r readsOf) int64 {
 	s.lookupAllPublished(keys, sc.objs)
 	readable := func(o *object, i int) bool { return !s.opts.MetadataOnly && r.fits(o, i) }
 	var total int64
