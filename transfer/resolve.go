@@ -8,9 +8,21 @@ import (
 	"github.com/kvctl/kvctl/internal/crew"
 )
 
-// minResolvePages is the fewest pages one goroutine resolves when a
-// call's pages are resolved in parallel.
-const minResolvePages = 16 << 10
+// minResolvePages is the fewest pages of one part when a call's pages are
+// resolved in parallel, and resolvePartsPerThread how many parts each
+// thread may get at most. Parts smaller than one thread's share let the
+// threads that are running take the parts of helpers that are still
+// waking: on the H200 virtual machine the crew's parked helpers woke 60 to
+// 420 µs after the post, and with one part each of 16,384 pages (350-500
+// µs of work apiece) the last parts ended 0.8-1.0 ms after it for a load of
+// 1 GiB of 4 KiB pages; in parts of 4,096 pages the phase took 0.69-1.02
+// ms (median 0.84) against 0.87-1.38 (1.02), 0.2 ms less at 16 KiB too
+// (docs/benchmarks.md, "Where a direct load of 4 KiB pages loses its
+// time").
+const (
+	minResolvePages       = 4 << 10
+	resolvePartsPerThread = 4
+)
 
 // errBadRef is matched (errors.Is) by the errors of page references that
 // name no GPU page.
@@ -40,7 +52,7 @@ func resolveAll(cr *crew.Crew, room []pageItem, pools []*PagePool, n int, pagesO
 		items = make([]pageItem, total)
 	}
 	items = items[:total]
-	parts := max(1, min(runtime.GOMAXPROCS(0), total/minResolvePages))
+	parts := resolveParts(total, runtime.GOMAXPROCS(0))
 	bad := make([]resolveFailure, parts)
 	cr.Post(parts, func(w int) error {
 		bad[w] = resolveRange(items, pools, offs, pagesOf, total*w/parts, total*(w+1)/parts)
@@ -52,6 +64,13 @@ func resolveAll(cr *crew.Crew, room []pageItem, pools []*PagePool, n int, pagesO
 		}
 	}
 	return items, -1, nil
+}
+
+// resolveParts is how many parts total pages are resolved in with threads
+// threads: parts of at least minResolvePages, at most resolvePartsPerThread
+// per thread, at least one.
+func resolveParts(total, threads int) int {
+	return max(1, min(resolvePartsPerThread*threads, total/minResolvePages))
 }
 
 // resolveFailure is the first bad reference of a part, if any.

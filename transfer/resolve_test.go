@@ -76,3 +76,19 @@ func TestResolveAllSplitsOneJob(t *testing.T) {
 		t.Errorf("resolveAll with bad pages 10000 and 40000 of job 1 = job %d, %v; want job 1, page 10000", bad, err)
 	}
 }
+
+func TestResolveParts(t *testing.T) {
+	tests := []struct{ total, threads, want int }{
+		{0, 16, 1},
+		{minResolvePages - 1, 16, 1},
+		{2 * minResolvePages, 16, 2},
+		{262144, 16, 64}, // 1 GiB of 4 KiB pages: four parts per thread
+		{262144, 2, 8},
+		{1 << 30, 1, resolvePartsPerThread},
+	}
+	for _, tt := range tests {
+		if got := resolveParts(tt.total, tt.threads); got != tt.want {
+			t.Errorf("resolveParts(%d, %d) = %d, want %d", tt.total, tt.threads, got, tt.want)
+		}
+	}
+}
