@@ -129,3 +129,54 @@ func TestDirectLoadEndsItsViews(t *testing.T) {
 		}
 	}
 }
+
+// TestDirectLoadEndsItsViewsAcrossSets is TestDirectLoadEndsItsViews for
+// a call of six sets, whose last sets' views end on the crew once the
+// call drained (pipeline.end), the earlier ones' on the finisher.
+func TestDirectLoadEndsItsViewsAcrossSets(t *testing.T) {
+	const pages, pageBytes = 96, 1 << 20 // six sets of 16 pages with batches of 4
+	store, err := mem.New(mem.Options{Capacity: 112 << 20, Segments: 1, Eviction: mem.EvictManual, LeaseTTL: time.Nanosecond})
+	if err != nil {
+		t.Fatalf("mem.New error = %v", err)
+	}
+	defer store.Close()
+	dev := testDevice(t)
+	layout, err := UniformLayout(1, 2, pageBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pools, err := NewPagePools(dev, layout, pages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ClosePagePools(pools)
+	rs := refs("s", 0, 0, pages)
+	keys := make([]string, len(rs))
+	items := make([]pool.PutItem, len(rs))
+	for i, r := range rs {
+		keys[i], items[i] = r.Key, pool.PutItem{Key: r.Key, Value: pageValue(r.Key, pageBytes)}
+	}
+	codes := make([]pool.Code, len(keys))
+	if err := store.Put(context.Background(), items, codes); err != nil {
+		t.Fatal(err)
+	}
+	l, err := NewLoader(Options{Device: dev, Pool: store, Pools: pools, Direct: true, Batch: 4, Mode: cuda.ModeKernel})
+	if err != nil {
+		t.Fatalf("NewLoader(direct) error = %v", err)
+	}
+	defer l.Close()
+	if sets := pages / l.Geometry().SetPages; sets <= l.Geometry().Buffers {
+		t.Fatalf("a load of %d pages in sets of %d: want more sets than the %d in flight", pages, l.Geometry().SetPages, l.Geometry().Buffers)
+	}
+	if results, err := l.Load(context.Background(), []LoadJob{{RequestID: "r", Pages: rs}}); err != nil || !results[0].OK() {
+		t.Fatalf("direct Load = %+v, %v, want every page", results, err)
+	}
+	if err := store.Remove(context.Background(), keys, false, codes); err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range codes {
+		if c != pool.OK {
+			t.Fatalf("Remove(%q) after the load = %s, want OK (no view left)", keys[i], c)
+		}
+	}
+}

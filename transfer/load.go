@@ -79,7 +79,7 @@ func (l *lane) load(ctx context.Context, jobs []LoadJob) ([]LoadResult, error) {
 	if derr := p.drain(); err == nil && derr != nil {
 		err = fmt.Errorf("load: %w", derr)
 	}
-	p.after.close()
+	p.end()
 	l.record(results, len(items), c.calls, &clk, p.device.total)
 	return results, err
 }

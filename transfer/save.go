@@ -118,7 +118,7 @@ func (s *Saver) SaveAll(ctx context.Context, jobs []SaveJob, after cuda.Event) (
 	if derr := p.drain(); err == nil && derr != nil {
 		err = derr
 	}
-	p.after.close()
+	p.end()
 	s.record(results, c.calls, &clk, p.device.total)
 	if err != nil {
 		return results, saveError(jobs, err)
