@@ -116,8 +116,11 @@
 // copies finished (PutEnd; a failure aborts them). pool/mem's Store is
 // both. A direct set is whole batches worth at least SetBytes, one store
 // call per batch, and holds its views or reservations until its copies
-// finished. A request with a page missing fails as a whole: its pages in
-// the same set are not copied.
+// finished; then a goroutine of the call's (finisher) ends the views or
+// commits the reservations while later sets move, and the views of the
+// sets still in flight when the call drains end on the crew. A request
+// with a page missing fails as a whole: its pages in the same set are
+// not copied.
 //
 // In kernel mode a direct set's store calls also write the kernel's
 // descriptors (cuda.DescSet, one per set): each call its pages' share,
