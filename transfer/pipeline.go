@@ -103,11 +103,9 @@ type pipeline struct {
 	// after ends the views of completed sets (direct loads) and commits
 	// their reservations (direct saves); nil: at once.
 	after *finisher
-	// draining says drain is completing the sets still busy; ending holds
-	// the views they leave to end (direct loads with a finisher), which
-	// end ends on the crew.
-	draining bool
-	ending   []func()
+	// ending holds the views of the sets drain completed (direct loads
+	// with a finisher), which end ends on the crew.
+	ending []func()
 	// last is the set whose copies were queued last; dirty says the
 	// stream has work queued since its last synchronize.
 	last  *slotSet
@@ -159,11 +157,7 @@ func (p *pipeline) complete(s *slotSet) {
 		p.landed(s)
 	}
 	if p.after != nil {
-		if p.draining {
-			p.ending = append(p.ending, s.releases...)
-		} else {
-			p.after.hand(s.releases)
-		}
+		p.after.hand(s.releases)
 		s.releases = nil
 	}
 	s.finish()
@@ -207,11 +201,11 @@ func (p *pipeline) queue(s *slotSet, copy func() error, phase stats.Phase) error
 
 // drain synchronizes the stream (charged to sync) unless nothing was
 // queued since it last was, and completes every set still busy, oldest
-// first; after a failure the sets are only freed. Every call ends with
-// drain, so no copy outlives it.
+// first, keeping their views for end when a finisher would take them;
+// after a failure the sets are only freed. Every call ends with drain,
+// so no copy outlives it.
 func (p *pipeline) drain() error {
 	l := p.l
-	p.draining = true
 	var err error
 	if p.dirty {
 		err = l.copier.Synchronize(l.stream)
@@ -222,6 +216,9 @@ func (p *pipeline) drain() error {
 		s := l.sets[(l.next+i)%len(l.sets)]
 		switch {
 		case s.busy && err == nil:
+			if p.after != nil {
+				p.ending, s.releases = append(p.ending, s.releases...), nil
+			}
 			p.complete(s)
 		default:
 			s.finish()
@@ -251,7 +248,5 @@ func (p *pipeline) end() {
 			return nil
 		}).Wait()
 	}
-	clear(p.ending)
-	p.ending = nil
 	p.after.close()
 }
