@@ -1,9 +1,11 @@
 package cuda
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // KernelDescs is the number of descriptors kernel mode writes for a copy
@@ -23,9 +25,10 @@ func KernelDescs(bytes int64) int {
 // other from offset 0, which is where its host side lies in the set's
 // bounce buffer should it belong to a run of adjacent host regions
 // moved by a copy engine. So a part writes its descriptors, rebased into
-// the bounce buffer, before the other parts are described; runs that
-// cross parts are joined (and runs found too short rebased back) at
-// launch.
+// the bounce buffer, before the other parts are described; at launch the
+// runs of all parts that follow each other on the host are joined, laid
+// out anew in the bounce buffer, and those found too short rebased back
+// (joinRuns).
 //
 // A DescSet owns its descriptor buffer (mapped pinned host memory) and
 // its bounce buffer (device memory). Begin, Drop, LaunchSet and Close
@@ -41,23 +44,23 @@ type DescSet struct {
 	n      int      // descriptors of the set
 	bounce bounceSlot
 	size   int64 // bytes of bounce a run may use: min(set bytes, maxBounce)
-	// parts are the runs each part found that went through bounce or
-	// touch the part's edges (they may join runs of the next parts).
+	// parts are the runs each part wrote rebased into the bounce buffer:
+	// long ones, and those at the part's edges, which may join runs of
+	// other parts.
 	parts [][]partRun
-	dma   []Copy
+	// byHost is scratch for the runs of all parts in the order of their
+	// host sides; dma the contiguous copies of the runs kept.
+	byHost []partRun
+	dma    []Copy
 }
 
 // partRun is a run of copies with adjacent host sides that one part
-// found: its descriptors [d0, d1), its host start, bytes and place in
-// the set, whether it starts at the part's first copy (head) or ends at
-// its last (tail), and whether its descriptors were written rebased into
-// the bounce buffer.
+// found and wrote rebased into the bounce buffer at its place: its
+// descriptors [d0, d1), its host start, bytes and place in the set.
 type partRun struct {
-	host       DevPtr
-	at, bytes  int64
-	d0, d1     int
-	head, tail bool
-	bounced    bool
+	host      DevPtr
+	at, bytes int64
+	d0, d1    int
 }
 
 // NewDescSet prepares a set of copies for c, which must be in kernel
@@ -157,17 +160,18 @@ func (d *DescSet) Describe(part, first int, at int64, copies []Copy) {
 		}
 		host := hostSide(d.kind, cp)
 		hi, bytes := runEnd(d.kind, copies, lo, d.c.rangeEnd(host))
-		r := partRun{host: host, at: at, bytes: bytes, d0: first, head: lo == 0, tail: hi == len(copies)}
-		r.bounced = at+bytes <= d.size && (bytes >= minDMARun || r.head || r.tail)
+		edge := lo == 0 || hi == len(copies)
+		bounced := at+bytes <= d.size && (bytes >= minDMARun || edge)
 		var shift int64
-		if r.bounced {
+		if bounced {
 			shift = int64(d.bounce.buf) + at - int64(host)
 		}
+		r := partRun{host: host, at: at, bytes: bytes, d0: first}
 		for _, cp := range copies[lo:hi] {
 			first = encodeCopy(b, first, rebased(d.kind, cp, shift), kernelChunk)
 		}
 		r.d1 = first
-		if r.bounced || r.head || r.tail {
+		if bounced {
 			runs = append(runs, r)
 		}
 		at, lo = at+bytes, hi
@@ -283,64 +287,70 @@ func (c *Copier) launchDescs(s Stream, d *DescSet) error {
 	return c.dev.Launch(s, k, grid, Dim(kernelBlock), uint64(d.descs.Ptr()), uint64(d.n))
 }
 
-// joinRuns joins the runs that cross parts, keeps in the bounce buffer
-// those of at least minDMARun bytes, rebases the descriptors of the
-// others back to their host sides, and returns the contiguous copies
-// that move the runs kept.
+// joinRuns joins the runs the parts left in the bounce buffer in the
+// order of their host sides, whatever the order of their places in the
+// set: the store calls that found a set's pages ran on many threads, so
+// their values lie in the pool's arenas in the order the calls took
+// space, not the set's. Joined in the set's order only, a direct save of
+// 16 KiB pages on the H200 moved a set of 16 MiB in 7 to 16 copies, and
+// one of 4 KiB pages (calls of 256 KiB) moved at most 5 MiB of a set by
+// copy engine, the rest from the SMs (docs/benchmarks.md, "Direct saves
+// in one copy a set"). A chain of runs that follow
+// each other on the host, in one pinned range, of at least minDMARun
+// bytes is one contiguous copy: its runs are laid out one after the
+// other in the bounce buffer, their descriptors moved to their new
+// places; the descriptors of the other runs are rebased back to their
+// host sides. It returns the contiguous copies.
 func (d *DescSet) joinRuns() []Copy {
-	d.dma = d.dma[:0]
-	var chain []partRun
+	d.dma, d.byHost = d.dma[:0], d.byHost[:0]
 	for _, runs := range d.parts {
-		for k, r := range runs {
-			if len(chain) > 0 && !(k == 0 && joins(chain[len(chain)-1], r)) {
-				d.settle(chain)
-				chain = chain[:0]
-			}
-			chain = append(chain, r)
-		}
+		d.byHost = append(d.byHost, runs...)
 	}
-	d.settle(chain)
+	slices.SortFunc(d.byHost, func(a, b partRun) int { return cmp.Compare(a.host, b.host) })
+	var next int64 // where the next chain kept starts in the bounce buffer
+	for lo := 0; lo < len(d.byHost); {
+		hi, bytes := d.chainEnd(lo)
+		chain := d.byHost[lo:hi]
+		if bytes < minDMARun {
+			for _, r := range chain {
+				d.shiftHosts(r, int64(r.host)-int64(d.bounce.buf)-r.at)
+			}
+			lo = hi
+			continue
+		}
+		for _, r := range chain {
+			d.shiftHosts(r, next+int64(r.host-chain[0].host)-r.at)
+		}
+		d.dma = append(d.dma, dmaCopy(d.kind, chain[0].host, d.bounce.buf.Add(next), bytes))
+		next, lo = next+bytes, hi
+	}
 	return d.dma
 }
 
-// joins says whether run r of a part continues run p, the last of the
-// part before.
-func joins(p, r partRun) bool {
-	return p.tail && r.head && p.bounced && r.bounced &&
-		p.host.Add(p.bytes) == r.host && p.at+p.bytes == r.at
-}
-
-// settle keeps chain, runs joined end to end, in the bounce buffer when
-// it is long enough and lies in one pinned range, and otherwise rebases
-// its descriptors back to their host sides.
-func (d *DescSet) settle(chain []partRun) {
-	if len(chain) == 0 {
-		return
-	}
-	first := chain[0]
-	var bytes int64
-	for _, r := range chain {
-		bytes += r.bytes
-	}
-	keep := first.bounced && bytes >= minDMARun
-	if keep && len(chain) > 1 {
-		keep = first.host.Add(bytes) <= d.c.rangeEnd(first.host)
-	}
-	if keep {
-		d.dma = append(d.dma, dmaCopy(d.kind, first.host, d.bounce.buf.Add(first.at), bytes))
-		return
-	}
-	for _, r := range chain {
-		if r.bounced {
-			d.unbounce(r)
+// chainEnd returns the end of the chain of runs byHost[lo:hi] that
+// follow each other on the host without a gap inside one pinned range,
+// and its bytes.
+func (d *DescSet) chainEnd(lo int) (int, int64) {
+	first := d.byHost[lo]
+	limit := d.c.rangeEnd(first.host)
+	end := first.host.Add(first.bytes)
+	hi := lo + 1
+	for ; hi < len(d.byHost); hi++ {
+		r := d.byHost[hi]
+		if r.host != end || r.host.Add(r.bytes) > limit {
+			break
 		}
+		end = r.host.Add(r.bytes)
 	}
+	return hi, int64(end - first.host)
 }
 
-// unbounce rewrites the descriptors of r, written rebased into the
-// bounce buffer, with their host sides.
-func (d *DescSet) unbounce(r partRun) {
-	shift := uint64(int64(d.bounce.buf) + r.at - int64(r.host))
+// shiftHosts moves the host sides of r's descriptors by delta bytes: to
+// a new place in the bounce buffer, or back to the host.
+func (d *DescSet) shiftHosts(r partRun, delta int64) {
+	if delta == 0 {
+		return
+	}
 	field := 0 // a descriptor's source
 	if d.kind == DeviceToHost {
 		field = 8 // its destination
@@ -348,6 +358,6 @@ func (d *DescSet) unbounce(r partRun) {
 	b := d.descs.Bytes()
 	for i := r.d0; i < r.d1; i++ {
 		f := b[i*DescBytes+field:]
-		binary.LittleEndian.PutUint64(f, binary.LittleEndian.Uint64(f)-shift)
+		binary.LittleEndian.PutUint64(f, binary.LittleEndian.Uint64(f)+uint64(delta))
 	}
 }

@@ -241,3 +241,71 @@ func stagedCopies(host, dev DevPtr, sizes []int64, perm []int) []Copy {
 	}
 	return out
 }
+
+// TestDescSetJoinsRunsInHostOrder describes sets whose parts each hold a
+// run of adjacent host regions too short to move alone, the parts' runs
+// following each other on the host in an order unlike the set's (as the
+// store calls of one set place their values on many threads), and
+// checks the set moves through one copy of the whole host range and that
+// every region lands, for a load and a save.
+func TestDescSetJoinsRunsInHostOrder(t *testing.T) {
+	for _, kind := range []CopyKind{HostToDevice, DeviceToHost} {
+		t.Run(kind.String(), func(t *testing.T) {
+			eachDevice(t, func(t *testing.T, d Device) { joinsRunsInHostOrder(t, d, kind) })
+		})
+	}
+}
+
+// joinsRunsInHostOrder is TestDescSetJoinsRunsInHostOrder for kind on d.
+func joinsRunsInHostOrder(t *testing.T, d Device, kind CopyKind) {
+	cp, s := mustKernelCopier(t, d)
+	cp.SetOverlap(true)
+	const parts, partLen, size = 16, 4, 24 << 10 // runs of 96 KiB, 1.5 MiB in all
+	const n = parts * partLen
+	r := rand.New(rand.NewPCG(61, uint64(kind)))
+	order, perm := r.Perm(parts), r.Perm(n)
+	host := mustAllocHost(t, d, n*size)
+	dev := mustAlloc(t, d, n*size)
+	src := randomBytes(r, n*size)
+	var copies []Copy
+	for i := range n {
+		h := host.Ptr().Add(int64(order[i/partLen]*partLen+i%partLen) * size)
+		c := Copy{Dst: dev.Add(int64(perm[i]) * size), Src: h, Bytes: size}
+		if kind == DeviceToHost {
+			c = Copy{Dst: h, Src: c.Dst, Bytes: size}
+		}
+		copies = append(copies, c)
+	}
+	set := mustDescSet(t, cp)
+	describeParts(t, set, kind, copies, partLen)
+	want := []Copy{dmaCopy(kind, host.Ptr(), set.bounce.buf, n*size)}
+	if got := set.joinRuns(); !cmp.Equal(got, want) {
+		t.Fatalf("joinRuns() = %+v, want %+v", got, want)
+	}
+	fromBase, toBase := host.Ptr(), dev
+	if kind == DeviceToHost {
+		fromBase, toBase = dev, host.Ptr()
+		if err := d.CopyHtoD(s, dev, src); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		copy(host.Bytes(), src)
+	}
+	describeParts(t, set, kind, copies, partLen)
+	if err := cp.LaunchSet(s, set); err != nil {
+		t.Fatalf("LaunchSet error = %v", err)
+	}
+	if err := cp.Synchronize(s); err != nil {
+		t.Fatal(err)
+	}
+	got := host.Bytes()
+	if kind == HostToDevice {
+		got = readBack(t, d, s, dev, n*size)
+	}
+	for _, c := range copies {
+		from, to := int64(c.Src-fromBase), int64(c.Dst-toBase)
+		if !bytes.Equal(got[to:to+size], src[from:from+size]) {
+			t.Fatalf("region copied from offset %d to offset %d differs from its source", from, to)
+		}
+	}
+}
