@@ -128,8 +128,10 @@
 // pages' descriptors one after the other), pages not found or not
 // reserved as empty descriptors, runs of adjacent pool values at their
 // place in the set's own bounce buffer. The goroutine queueing the
-// device's work then only joins the runs that cross calls, empties the
-// descriptors of requests that failed (loads) and launches: the set's
+// device's work then only joins the runs of adjacent values across calls
+// (in the order of their places in the arenas, which the calls take as
+// they run, not in the set's order), empties the descriptors of
+// requests that failed (loads) and launches: the set's
 // host work runs on the crew, beside the device's copies of the set
 // before.
 //
