@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kvctl/kvctl/engine"
 	"github.com/kvctl/kvctl/size"
+	"github.com/kvctl/kvctl/stats"
 )
 
 func printServeReport(ios *IOStreams, g *globalOptions, r engine.Report) error {
@@ -35,7 +37,8 @@ func printServeReport(ios *IOStreams, g *globalOptions, r engine.Report) error {
 		tp.addRow("pool keys removed", fmt.Sprintf("%d of the run's, at its end (--keep keeps them)", r.PoolKeysRemoved))
 	}
 	tp.addRow("prefix holes", fmt.Sprintf("%d holes, %d blocks behind a hole", r.PrefixHoles.Holes, r.PrefixHoles.BehindHoleBlocks))
-	tp.addRow("load", fmt.Sprintf("%d pages in %d store calls, %s, %d failed", r.Load.Pages, r.Load.StoreCalls, size.Human(r.Load.Bytes), r.Load.FailedPages))
+	tp.addRow("load", transferText(r.Load))
+	tp.addRow("save", transferText(r.Save))
 	if r.AttentionDP > 0 {
 		tp.addRow("attention DP", attentionDPText(r))
 	}
@@ -85,4 +88,12 @@ func joinInts(xs []int64) string {
 		parts[i] = strconv.FormatInt(x, 10)
 	}
 	return strings.Join(parts, "/")
+}
+
+// transferText is a serve table's line for the connector's loads or
+// saves: pages, store calls, bytes, failures and the wall time of their
+// phases.
+func transferText(l stats.Load) string {
+	ms := float64(l.Wall()) / float64(time.Millisecond)
+	return fmt.Sprintf("%d pages in %d store calls, %s, %d failed, %.1f ms", l.Pages, l.StoreCalls, size.Human(l.Bytes), l.FailedPages, ms)
 }

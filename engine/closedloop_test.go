@@ -117,7 +117,7 @@ func TestClosedLoopReplay(t *testing.T) {
 	if want := float64(output) / closed.DurationMS * 1e3; closed.OutputTokensPerS != want {
 		t.Errorf("output tokens/s = %v, want %v", closed.OutputTokensPerS, want)
 	}
-	ignore := cmpopts.IgnoreFields(Report{}, "WallSeconds", "Load")
+	ignore := cmpopts.IgnoreFields(Report{}, "WallSeconds", "Load", "Save")
 	if diff := cmp.Diff(closed, run(4), ignore); diff != "" {
 		t.Errorf("two closed-loop replays differ (-first +second):\n%s", diff)
 	}

@@ -31,7 +31,7 @@ func TestOutputTokensSizeTheSamples(t *testing.T) {
 		return runOK(t, cfg, testWorkload)
 	}
 	base := run(0)
-	ignore := cmpopts.IgnoreFields(Report{}, "WallSeconds", "Load")
+	ignore := cmpopts.IgnoreFields(Report{}, "WallSeconds", "Load", "Save")
 	for _, n := range []int64{base.OutputTokens, 3} {
 		if diff := cmp.Diff(base, run(n), ignore); diff != "" {
 			t.Errorf("OutputTokens %d changed the report (-without +with):\n%s", n, diff)

@@ -10,6 +10,7 @@ import (
 	"github.com/kvctl/kvctl/cuda"
 	"github.com/kvctl/kvctl/keys"
 	"github.com/kvctl/kvctl/pool"
+	"github.com/kvctl/kvctl/stats"
 	"github.com/kvctl/kvctl/workload"
 )
 
@@ -43,6 +44,9 @@ func TestReplayEndToEnd(t *testing.T) {
 			if rep.Requests != 24 || rep.PoolHitTokens == 0 || rep.SavedPages == 0 || rep.LoadedPages == 0 {
 				t.Errorf("report: %d requests, %d pool hit tokens, %d saved and %d loaded pages; want 24 and the rest > 0",
 					rep.Requests, rep.PoolHitTokens, rep.SavedPages, rep.LoadedPages)
+			}
+			if sv := rep.Save; sv.Op != stats.OpSave || sv.StoreCalls == 0 || sv.Bytes == 0 || sv.Wall() <= 0 {
+				t.Errorf("report save = op %q, %d store calls, %d bytes, %v; want the saves' statistics", sv.Op, sv.StoreCalls, sv.Bytes, sv.Wall())
 			}
 			if len(cs.bad) > 0 {
 				t.Errorf("%d of %d pages put were not the model's (never computed), first %q", len(cs.bad), cs.puts, cs.bad[0])

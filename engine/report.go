@@ -23,7 +23,10 @@ type Report struct {
 	WallSeconds float64     `json:"wall_seconds"`
 	Pool        pool.Stat   `json:"pool"`
 	PrefixHoles stats.Holes `json:"prefix_holes"`
-	Load        stats.Load  `json:"load"`
+	// Load and Save are the connector's transfers between the pool and
+	// the GPU pages: pages, store calls, bytes and per-phase times.
+	Load stats.Load `json:"load"`
+	Save stats.Load `json:"save"`
 	// Preemptions are readmissions after running out of pages.
 	Preemptions int64 `json:"preemptions"`
 	// World is the tensor-parallel size (every rank in this process).
@@ -185,7 +188,7 @@ func (e *engine) report(ctx context.Context, wall time.Duration) Report {
 		},
 		Iterations: c.iterations,
 		TTFTMS:     percentilesOf(e.lat.ttft), ITLMS: percentilesOf(e.lat.itl),
-		WallSeconds: wall.Seconds(), PrefixHoles: e.stats.Holes.Total(), Load: load,
+		WallSeconds: wall.Seconds(), PrefixHoles: e.stats.Holes.Total(), Load: load, Save: save,
 		FailedRequests: e.failed, Preemptions: c.preemptions, World: len(e.workers),
 		OfferDeferrals: c.offerDeferrals, UnchargedParks: c.unchargedParks,
 		RefusedNotContextOnly: c.notContextOnly, ReservationWaits: c.reservationWaits, ParkedLoads: c.parkedLoads, AsyncLoadFailures: c.asyncLoadFailures, AsyncLoadWaitMS: c.asyncWaitMS,

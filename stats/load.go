@@ -146,6 +146,16 @@ func (l *Load) AddCall(pages int, bytes int64, failedPages int) {
 	l.FailedPages += int64(failedPages)
 }
 
+// Wall is the wall time of l's phases summed: the time the calls took,
+// as the goroutines that ran them saw it.
+func (l Load) Wall() time.Duration {
+	var w time.Duration
+	for _, p := range l.Phases {
+		w += p.Wall
+	}
+	return w
+}
+
 // ObservePhase records one run of phase p; cpu counts only when cpuOK.
 func (l *Load) ObservePhase(p Phase, wall, cpu time.Duration, cpuOK bool) {
 	if p >= 0 && p < NumPhases {

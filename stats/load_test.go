@@ -35,6 +35,9 @@ func TestLoadMerge(t *testing.T) {
 	if got := get.hist; got[5] != 2 { // 3 ms and 5 ms both fall in (2.56 ms, 10.24 ms]
 		t.Errorf("get histogram = %v, want 2 in bucket 5", got)
 	}
+	if got, want := a.Wall(), 9*time.Millisecond; got != want {
+		t.Errorf("Wall() after Merge = %v, want %v (the phases' wall times summed)", got, want)
+	}
 	as := a.Async
 	if as.Completed != 2 || as.WaitMean() != 3*time.Millisecond || as.TransferMax != 8*time.Millisecond {
 		t.Errorf("Merge async = %+v, want 2 completed, wait mean 3ms, transfer max 8ms", *as)
