@@ -102,6 +102,7 @@ finds no usable GPU or driver.`,
 	fs.IntVar(&o.run.RegionsPerPage, "regions-per-page", transfer.DefaultBenchRegionsPerPage, "regions per page (K and V: 2)")
 	fs.IntVar(&o.run.Pages, "pages", 0, "pages to move (default: --bytes worth)")
 	fs.StringVar(&o.Bytes, "bytes", "256MiB", "bytes to move, when --pages is not given (at most the machine's memory)")
+	fs.IntVar(&o.run.CallPages, "call-pages", 0, "cut the transfer into calls of this many pages, one after the other, as a connector's passes make them (0: one call of every page)")
 	fs.IntVar(&o.run.Batch, "transfer-batch-size", transfer.DefaultBatch, "transfer_batch_size: pages per store call")
 	deprecatedAlias(fs, "batch", "transfer-batch-size")
 	fs.StringVar(&o.StagingBytes, "staging-bytes", size.Format(transfer.DefaultStagingBytes), "staging_buffer_bytes: pinned staging per direction")

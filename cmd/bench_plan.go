@@ -40,6 +40,9 @@ func (o *benchOptions) plan(dir transfer.Direction) ([]transfer.BenchOptions, er
 		if err := o.fillPages(&runs[i]); err != nil {
 			return nil, err
 		}
+		if runs[i].Async && runs[i].CallPages > 0 {
+			return nil, usagef("--call-pages applies to synchronous loads and saves, not with --async-load")
+		}
 		if runs[i].Workers > maxBenchWorkers {
 			return nil, usagef("--async-load-workers %d is outside 1..%d", runs[i].Workers, maxBenchWorkers)
 		}
@@ -56,8 +59,8 @@ func (o *benchOptions) base(dir transfer.Direction) (transfer.BenchOptions, erro
 	if dir == transfer.DirectionSave {
 		r.Workers = transfer.DefaultWorkers // bench save has no loader
 	}
-	if r.Batch <= 0 || r.RegionsPerPage <= 0 || r.Workers <= 0 || r.Pages < 0 || r.Warmups < 0 || r.Parallel < 0 {
-		return r, usagef("--transfer-batch-size, --regions-per-page and --async-load-workers must be positive, --pages, --warmup and --copy-threads not negative")
+	if r.Batch <= 0 || r.RegionsPerPage <= 0 || r.Workers <= 0 || r.Pages < 0 || r.Warmups < 0 || r.Parallel < 0 || r.CallPages < 0 {
+		return r, usagef("--transfer-batch-size, --regions-per-page and --async-load-workers must be positive, --pages, --warmup, --copy-threads and --call-pages not negative")
 	}
 	if r.Warmups > maxBenchWarmups {
 		return r, usagef("--warmup %d is outside 0..%d", r.Warmups, maxBenchWarmups)
@@ -85,9 +88,9 @@ func (o *benchOptions) base(dir transfer.Direction) (transfer.BenchOptions, erro
 // names of their flags.
 func sweepParams(dir transfer.Direction) string {
 	if dir == transfer.DirectionLoad {
-		return "page-bytes, regions-per-page, copy, transfer-batch-size, async-load-workers, copy-threads or direct"
+		return "page-bytes, regions-per-page, copy, transfer-batch-size, call-pages, async-load-workers, copy-threads or direct"
 	}
-	return "page-bytes, regions-per-page, copy, transfer-batch-size, copy-threads or direct"
+	return "page-bytes, regions-per-page, copy, transfer-batch-size, call-pages, copy-threads or direct"
 }
 
 // oldSweepParams are the old names of swept parameters, still taken.
@@ -110,6 +113,8 @@ func (o *benchOptions) set(r *transfer.BenchOptions, param, v string) error {
 		r.Workers, err = positiveInt(v)
 	case param == "transfer-batch-size":
 		r.Batch, err = positiveInt(v)
+	case param == "call-pages":
+		r.CallPages, err = positiveInt(v)
 	case param == "direct":
 		r.Direct, err = strconv.ParseBool(v)
 	case param == "copy-threads":

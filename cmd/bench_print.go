@@ -39,7 +39,7 @@ func printBench(ios *IOStreams, g *globalOptions, sweep bool, rs []transfer.Benc
 	}
 	if len(rs) == 1 {
 		r := rs[0]
-		fmt.Fprintf(ios.Out, "device %s, %s in %.4f s%s; phases (ms):", r.Device, size.Human(r.Bytes), r.Seconds, medianOf(r))
+		fmt.Fprintf(ios.Out, "device %s, %s in %.4f s%s%s; phases (ms):", r.Device, size.Human(r.Bytes), r.Seconds, callsOf(r), medianOf(r))
 		for _, p := range r.Direction.Phases() {
 			if ms, ok := r.PhaseMS[p.String()]; ok {
 				fmt.Fprintf(ios.Out, " %s %.2f", p, ms)
@@ -69,4 +69,13 @@ func medianOf(r transfer.BenchResult) string {
 		return ""
 	}
 	return fmt.Sprintf(" (the median of %d)", r.Repeats)
+}
+
+// callsOf says how a run cut its transfer into calls: "" for one call,
+// " in 256 calls of 4 pages (0.080 ms a call)" for more.
+func callsOf(r transfer.BenchResult) string {
+	if r.Calls == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" in %d calls of %d pages (%.3f ms a call)", r.Calls, r.CallPages, r.Seconds*1e3/float64(r.Calls))
 }

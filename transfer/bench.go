@@ -53,6 +53,10 @@ type BenchOptions struct {
 	// requests of RequestPages pages (default DefaultBenchRequestPages).
 	Pages        int
 	RequestPages int
+	// CallPages cuts the transfer into Load or SaveAll calls of that many
+	// pages, made one after the other, each waiting for its copies, as a
+	// connector's passes do (0: one call of every page). Not with Async.
+	CallPages int
 	// Async loads through an AsyncLoader of Options.Workers workers (loads
 	// only).
 	Async bool
@@ -88,14 +92,19 @@ type BenchResult struct {
 	Workers   int       `json:"workers,omitempty"`
 	// Parallel is the most concurrent store calls per batch (per worker
 	// for async runs).
-	Parallel       int      `json:"parallel,omitempty"`
-	PageBytes      int64    `json:"page_bytes"`
-	RegionsPerPage int      `json:"regions_per_page"`
-	RegionBytes    int64    `json:"region_bytes"`
-	Pages          int      `json:"pages"`
-	Bytes          int64    `json:"bytes"`
-	Warmups        int      `json:"warmups"`
-	Geometry       Geometry `json:"geometry"`
+	Parallel       int   `json:"parallel,omitempty"`
+	PageBytes      int64 `json:"page_bytes"`
+	RegionsPerPage int   `json:"regions_per_page"`
+	RegionBytes    int64 `json:"region_bytes"`
+	Pages          int   `json:"pages"`
+	Bytes          int64 `json:"bytes"`
+	// CallPages and Calls are the pages of each Load or SaveAll call and
+	// how many calls a transfer made, when it was cut into calls
+	// (BenchOptions.CallPages).
+	CallPages int      `json:"call_pages,omitempty"`
+	Calls     int      `json:"calls,omitempty"`
+	Warmups   int      `json:"warmups"`
+	Geometry  Geometry `json:"geometry"`
 	// Repeats is how many timed transfers ran. Seconds is the median's
 	// wall time (of an even count, the faster of the middle two), and the
 	// rate, the ratio, the phases and the device time are that transfer's;
@@ -162,7 +171,9 @@ func (o BenchOptions) withDefaults() (BenchOptions, error) {
 		return o, fmt.Errorf("bench: direction %q: want load or save", o.Direction)
 	case o.Direction == DirectionSave && o.Async:
 		return o, errors.New("bench: async applies to loads only")
-	case o.PageBytes < 0 || o.RegionsPerPage < 0 || o.Pages < 0 || o.RequestPages < 0 || o.Warmups < 0 || o.Repeats < 0:
+	case o.Async && o.CallPages > 0:
+		return o, errors.New("bench: calls of a number of pages apply to synchronous loads and saves (an async loader takes each request as it comes)")
+	case o.PageBytes < 0 || o.RegionsPerPage < 0 || o.Pages < 0 || o.RequestPages < 0 || o.CallPages < 0 || o.Warmups < 0 || o.Repeats < 0:
 		return o, errors.New("bench: sizes and counts must be positive")
 	}
 	return o, nil
@@ -172,7 +183,8 @@ func (o BenchOptions) withDefaults() (BenchOptions, error) {
 // deterministic page bytes (seeding the pool for a load, filling the GPU
 // pages for a save, after putting and removing the keys once so that an
 // in-process pool's memory is touched), times the transfer (one Load, or
-// one SaveAll, of every request), verifies it when asked, then times the
+// one SaveAll, of every request, or calls of CallPages pages one after
+// the other), verifies it when asked, then times the
 // contiguous baseline, and with RemoveKeys removes the page keys. A verification failure returns the result and an
 // error wrapping ErrVerifyFailed.
 func Bench(ctx context.Context, o BenchOptions) (BenchResult, error) {
@@ -210,6 +222,9 @@ func newBenchResult(o BenchOptions) BenchResult {
 		Direct: o.Direct, Async: o.Async, PageBytes: o.PageBytes,
 		RegionsPerPage: o.RegionsPerPage, RegionBytes: o.PageBytes / int64(o.RegionsPerPage),
 		Pages: o.Pages, Bytes: o.PageBytes * int64(o.Pages), Warmups: o.Warmups, Repeats: o.Repeats, Verify: "skipped",
+	}
+	if o.CallPages > 0 {
+		r.CallPages, r.Calls = o.CallPages, (o.Pages+o.CallPages-1)/o.CallPages
 	}
 	workers := 1
 	if o.Async {
@@ -331,15 +346,34 @@ func gbps(bytes int64, seconds float64) float64 {
 // jobs cuts the pages into requests of RequestPages pages.
 func (b *benchRun) jobs() []LoadJob {
 	var jobs []LoadJob
-	for start := 0; start < b.o.Pages; start += b.o.RequestPages {
-		end := min(start+b.o.RequestPages, b.o.Pages)
-		job := LoadJob{RequestID: fmt.Sprintf("bench-%d", len(jobs))}
-		for i := start; i < end; i++ {
-			job.Pages = append(job.Pages, PageRef{Key: b.key(i), Page: i})
-		}
-		jobs = append(jobs, job)
+	for _, call := range b.calls() {
+		jobs = append(jobs, call...)
 	}
 	return jobs
+}
+
+// calls cuts the pages into the transfer's calls (one without CallPages),
+// and each call's pages into requests of RequestPages pages.
+func (b *benchRun) calls() [][]LoadJob {
+	per := b.o.CallPages
+	if per == 0 {
+		per = b.o.Pages
+	}
+	var calls [][]LoadJob
+	n := 0
+	for first := 0; first < b.o.Pages; first += per {
+		last := min(first+per, b.o.Pages)
+		var call []LoadJob
+		for start := first; start < last; start += b.o.RequestPages {
+			job := LoadJob{RequestID: fmt.Sprintf("bench-%d", n)}
+			for i := start; i < min(start+b.o.RequestPages, last); i++ {
+				job.Pages = append(job.Pages, PageRef{Key: b.key(i), Page: i})
+			}
+			call, n = append(call, job), n+1
+		}
+		calls = append(calls, call)
+	}
+	return calls
 }
 
 // timed runs fn, the timed part of a bench run, with its goroutines (and
@@ -381,7 +415,6 @@ func (b *benchRun) load(ctx context.Context) ([]timedRun, error) {
 // runLoad times the loads of every page, synchronously or through an
 // AsyncLoader, and returns the last one's results.
 func (b *benchRun) runLoad(ctx context.Context) ([]LoadResult, Geometry, []timedRun, error) {
-	jobs := b.jobs()
 	var results []LoadResult
 	if !b.o.Async {
 		l, err := NewLoader(b.options())
@@ -389,9 +422,17 @@ func (b *benchRun) runLoad(ctx context.Context) ([]LoadResult, Geometry, []timed
 			return nil, Geometry{}, nil, fmt.Errorf("bench: %w", err)
 		}
 		defer l.Close()
-		load := func(ctx context.Context) (err error) {
-			results, err = l.Load(ctx, jobs)
-			return err
+		calls := b.calls()
+		load := func(ctx context.Context) error {
+			results = results[:0]
+			for _, jobs := range calls {
+				rs, err := l.Load(ctx, jobs)
+				results = append(results, rs...)
+				if err != nil {
+					return err
+				}
+			}
+			return nil
 		}
 		if err := b.warmUp(func() error { return load(ctx) }); err != nil {
 			return nil, Geometry{}, nil, err
@@ -404,6 +445,7 @@ func (b *benchRun) runLoad(ctx context.Context) ([]LoadResult, Geometry, []timed
 		return nil, Geometry{}, nil, fmt.Errorf("bench: %w", err)
 	}
 	defer a.Close()
+	jobs := b.jobs()
 	load := func(ctx context.Context) error {
 		err := submitAll(ctx, a, jobs)
 		results = a.Finished()
@@ -467,14 +509,25 @@ func (b *benchRun) save(ctx context.Context) ([]timedRun, error) {
 	}
 	defer s.Close()
 	b.res.Geometry = s.Geometry()
-	var jobs []SaveJob
-	for _, j := range b.jobs() {
-		jobs = append(jobs, SaveJob{RequestID: j.RequestID, Pages: j.Pages})
+	var calls [][]SaveJob
+	for _, call := range b.calls() {
+		var jobs []SaveJob
+		for _, j := range call {
+			jobs = append(jobs, SaveJob{RequestID: j.RequestID, Pages: j.Pages})
+		}
+		calls = append(calls, jobs)
 	}
 	var results []SaveResult
-	save := func(ctx context.Context) (err error) {
-		results, err = s.SaveAll(ctx, jobs, ready)
-		return err
+	save := func(ctx context.Context) error {
+		results = results[:0]
+		for _, jobs := range calls {
+			rs, err := s.SaveAll(ctx, jobs, ready)
+			results = append(results, rs...)
+			if err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	forget := func() error { return b.clearKeys(ctx) }
 	if err := b.warmUp(func() error { return errors.Join(save(ctx), forget()) }); err != nil {

@@ -83,6 +83,31 @@ func TestBenchVerifyFails(t *testing.T) {
 	}
 }
 
+// TestBenchInCalls cuts each transfer into calls of 7 pages, loads and
+// saves, staged and direct, and checks every page moved and each call
+// made its own store calls (one call of the 60 pages would make 2).
+func TestBenchInCalls(t *testing.T) {
+	dev := testDevice(t)
+	for _, dir := range []Direction{DirectionLoad, DirectionSave} {
+		for _, direct := range []bool{false, true} {
+			name := fmt.Sprintf("%s/direct=%v", dir, direct)
+			t.Run(name, func(t *testing.T) {
+				o := BenchOptions{Direction: dir, CallPages: 7, Options: Options{Mode: cuda.ModeKernel, Direct: direct}}
+				o.Device, o.Pool = dev, newMemPool(t, 64<<20)
+				o.PageBytes, o.Pages, o.RequestPages, o.Batch, o.Verify = 4<<10, 60, 16, 32, true
+				r, err := Bench(context.Background(), o)
+				if err != nil {
+					t.Fatalf("Bench(%s) error = %v", name, err)
+				}
+				if r.Verify != "ok" || r.Calls != 9 || r.CallPages != 7 || r.StoreCalls < 9 {
+					t.Errorf("Bench(%s) = verify %q, %d calls of %d pages, %d store calls; want ok, 9 of 7, at least 9",
+						name, r.Verify, r.Calls, r.CallPages, r.StoreCalls)
+				}
+			})
+		}
+	}
+}
+
 func TestBenchRejects(t *testing.T) {
 	dev := testDevice(t)
 	p := newMemPool(t, 1<<20)
@@ -96,6 +121,8 @@ func TestBenchRejects(t *testing.T) {
 		{Pages: -1, Options: Options{Device: dev, Pool: p}},
 		{Warmups: -1, Options: Options{Device: dev, Pool: p}},
 		{Repeats: -1, Options: Options{Device: dev, Pool: p}},
+		{CallPages: -1, Options: Options{Device: dev, Pool: p}},
+		{Async: true, CallPages: 8, Options: Options{Device: dev, Pool: p}},
 	}
 	for i, o := range tests {
 		if _, err := Bench(context.Background(), o); err == nil {
