@@ -33,6 +33,7 @@ type serveOptions struct {
 	Disagg      disaggFlags
 
 	Device         string
+	Copy           string
 	GPUBytes       string
 	StagingBytes   string
 	SoftPinTTLMS   int64

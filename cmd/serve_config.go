@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 
+	"github.com/kvctl/kvctl/cuda"
 	"github.com/kvctl/kvctl/engine"
 	"github.com/kvctl/kvctl/keys"
 	"github.com/kvctl/kvctl/workload"
@@ -51,6 +52,9 @@ func (o *serveOptions) config(c *cobra.Command, ios *IOStreams, g *globalOptions
 	}
 	if cfg, err = o.engineConfig(setup, ios, g); err != nil {
 		return cfg, nil, err
+	}
+	if o.Device == "" && c.Flags().Changed("copy") {
+		return cfg, nil, usagef("--copy applies with --device: without it pages move with host copies")
 	}
 	if o.Device != "" {
 		if cfg.GPU.Device, err = openDevice(ios, g, o.Device); err != nil {
@@ -127,6 +131,9 @@ func (o *serveOptions) parse(cfg *engine.Config) error {
 	}
 	if cfg.Connector.StagingBufferBytes, err = positiveSize("--staging-bytes", o.StagingBytes); err != nil {
 		return err
+	}
+	if cfg.Connector.CopyMode, err = cuda.ParseCopyMode(o.Copy); err != nil {
+		return asUsage(fmt.Errorf("--copy: %w", err))
 	}
 	if cfg.Connector.SoftPinTTL, err = softPinTTL(o.SoftPinTTLMS); err != nil {
 		return err

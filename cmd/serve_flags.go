@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kvctl/kvctl/connector"
+	"github.com/kvctl/kvctl/cuda"
 	"github.com/kvctl/kvctl/engine"
 	"github.com/kvctl/kvctl/size"
 	"github.com/spf13/pflag"
@@ -20,6 +21,7 @@ func (o *serveOptions) registerEngine(fs *pflag.FlagSet) {
 	fs.IntVar(&cfg.GPU.Blocks, "gpu-blocks", 0, fmt.Sprintf("KV blocks of GPU memory, 1..%d (default %d, or --gpu-bytes worth)", engine.MaxGPUBlocks, engine.DefaultGPUBlocks))
 	fs.StringVar(&o.GPUBytes, "gpu-bytes", "", "GPU memory for KV pages, e.g. 4GiB (instead of --gpu-blocks)")
 	fs.StringVar(&o.Device, "device", "", "move pages through package transfer on this device (host, cuda, cuda:N); default: direct host copies")
+	fs.StringVar(&o.Copy, "copy", string(cuda.ModeMemcpy), "with --device: how pages move between the pool's side and the GPU: memcpy (one copy per page, as the connector makes them), kernel (one gather or scatter kernel per set) or batch")
 	fs.DurationVar(&cfg.StatsInterval, "stats-interval", 0, "log prefix-hole and load stats lines on stderr at most this often (modelled time; 0: never)")
 	fs.BoolVar(&o.Verify, "verify", true, "compare every loaded page with the computed one (--verify=false: do not)")
 	fs.BoolVar(&o.NoVerify, "no-verify", false, "do not compare loaded pages with the computed ones")

@@ -46,16 +46,29 @@ type DeviceMover struct {
 	used []int
 }
 
+// DeviceMoverOptions configure a DeviceMover.
+type DeviceMoverOptions struct {
+	// Batch is pages per call (transfer_batch_size) and StagingBytes the
+	// staging per direction (staging_buffer_bytes):
+	// transfer.StagingGeometry, which the loader and saver apply too,
+	// may reduce the batch.
+	Batch        int
+	StagingBytes int64
+	// Direct, with a store whose arenas the device can map (such as a
+	// mem pool), skips the staging (stage_through_host off): loads copy
+	// from the pool's memory in place (transfer.ArenaStore) and saves
+	// gather into values reserved in it (transfer.ArenaWriter).
+	Direct bool
+	// Mode is how the copies between the pool's side and the device's
+	// pages move (default cuda.ModeMemcpy, one copy per page, as the
+	// connector makes them; cuda.ModeKernel launches one kernel a set).
+	Mode cuda.CopyMode
+}
+
 // NewDeviceMover returns a device mover for store on dev for pages of the
-// given slots: batches of batch pages, staging of stagingBytes per
-// direction (staging_buffer_bytes; transfer.StagingGeometry, which the
-// loader and saver apply too, may reduce the batch). With direct, and a
-// store whose arenas the device can map (such as a mem pool), transfers
-// skip the staging (stage_through_host off): loads copy from the pool's
-// memory in place (transfer.ArenaStore) and saves gather into values
-// reserved in it (transfer.ArenaWriter). Close releases its device memory.
-func NewDeviceMover(dev cuda.Device, store pool.Store, slots []PageSlot, batch int, stagingBytes int64, direct bool) (*DeviceMover, error) {
-	batch = transfer.StagingGeometry(max(1, batch), stagingBytes, maxPageBytes(slots)).Slots
+// given slots. Close releases its device memory.
+func NewDeviceMover(dev cuda.Device, store pool.Store, slots []PageSlot, o DeviceMoverOptions) (*DeviceMover, error) {
+	batch := transfer.StagingGeometry(max(1, o.Batch), o.StagingBytes, maxPageBytes(slots)).Slots
 	m := &DeviceMover{dev: dev, batch: batch, sizes: map[int64]int{}}
 	for _, s := range slots {
 		if _, ok := m.sizes[s.Bytes]; ok {
@@ -82,11 +95,11 @@ func NewDeviceMover(dev cuda.Device, store pool.Store, slots []PageSlot, batch i
 	if m.uploaded, err = dev.NewEvent(); err != nil {
 		return nil, errors.Join(fmt.Errorf("device mover: %w", err), m.Close())
 	}
-	o := transfer.Options{Device: dev, Pool: store, Pools: m.pools, Batch: batch, StagingBytes: stagingBytes}
-	lo, so := o, o
+	to := transfer.Options{Device: dev, Pool: store, Pools: m.pools, Batch: batch, StagingBytes: o.StagingBytes, Mode: o.Mode}
+	lo, so := to, to
 	_, canView := store.(transfer.ArenaStore)
 	_, canReserve := store.(transfer.ArenaWriter)
-	lo.Direct, so.Direct = direct && canView, direct && canReserve
+	lo.Direct, so.Direct = o.Direct && canView, o.Direct && canReserve
 	if m.loader, err = transfer.NewLoader(lo); err == nil {
 		m.saver, err = transfer.NewSaver(so)
 	}

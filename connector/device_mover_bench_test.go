@@ -74,7 +74,7 @@ func benchmarkSmallPass(b *testing.B, size int, direct bool) {
 		b.Fatal(err)
 	}
 	defer store.Close()
-	m, err := NewDeviceMover(dev, store, PageSlots(layout, 0), DefaultTransferBatchSize, DefaultStagingBufferBytes, direct)
+	m, err := NewDeviceMover(dev, store, PageSlots(layout, 0), DeviceMoverOptions{Batch: DefaultTransferBatchSize, StagingBytes: DefaultStagingBufferBytes, Direct: direct})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -37,7 +37,7 @@ func TestDeviceMoverMovesOnlyTheBatchsWindowPages(t *testing.T) {
 	defer host.Close()
 	dev := &windowCounter{Device: host}
 	store := newMem(t)
-	m, err := NewDeviceMover(dev, store, PageSlots(testLayout, 0), 16, 1<<20, false)
+	m, err := NewDeviceMover(dev, store, PageSlots(testLayout, 0), DeviceMoverOptions{Batch: 16, StagingBytes: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,4 +75,23 @@ func TestDeviceMoverMovesOnlyTheBatchsWindowPages(t *testing.T) {
 			t.Errorf("Load page %d: n = %d, (-want +got):\n%s", i, n[i], diff)
 		}
 	}
+}
+
+// The mover's copy mode reaches its loader and saver: a mode package cuda
+// does not know is refused there, and kernel mode opens (the engine's
+// replay moves pages with it: TestReplayEndToEnd).
+func TestDeviceMoverCopyMode(t *testing.T) {
+	host, err := cuda.Open("host")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer host.Close()
+	if _, err := NewDeviceMover(host, newMem(t), PageSlots(testLayout, 0), DeviceMoverOptions{Batch: 4, StagingBytes: 1 << 20, Mode: "teleport"}); err == nil {
+		t.Fatal("NewDeviceMover(mode teleport) error = nil, want the mode refused")
+	}
+	m, err := NewDeviceMover(host, newMem(t), PageSlots(testLayout, 0), DeviceMoverOptions{Batch: 4, StagingBytes: 1 << 20, Mode: cuda.ModeKernel})
+	if err != nil {
+		t.Fatalf("NewDeviceMover(kernel) error = %v", err)
+	}
+	m.Close()
 }

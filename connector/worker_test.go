@@ -87,7 +87,7 @@ func testMovers(t *testing.T) map[string]func(pool.Store) PageMover {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m, err := NewDeviceMover(dev, s, PageSlots(testLayout, 0), 4, 1<<20, false)
+			m, err := NewDeviceMover(dev, s, PageSlots(testLayout, 0), DeviceMoverOptions{Batch: 4, StagingBytes: 1 << 20})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -102,7 +102,7 @@ func testMovers(t *testing.T) map[string]func(pool.Store) PageMover {
 			if cs, ok := s.(*countingStore); ok && cs.missing == nil {
 				s = cs.Store // the mem pool itself: its arenas can be mapped
 			}
-			m, err := NewDeviceMover(dev, s, PageSlots(testLayout, 0), 64, 1<<20, true)
+			m, err := NewDeviceMover(dev, s, PageSlots(testLayout, 0), DeviceMoverOptions{Batch: 64, StagingBytes: 1 << 20, Direct: true})
 			if err != nil {
 				t.Fatal(err)
 			}

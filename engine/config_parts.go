@@ -86,6 +86,10 @@ type ConnectorConfig struct {
 	// connector.DefaultStagingBufferBytes).
 	StageThroughHost   bool
 	StagingBufferBytes int64
+	// CopyMode is how a device mover's copies move between the pool's
+	// side and the GPU pages (connector.DeviceMoverOptions.Mode; default
+	// cuda.ModeMemcpy, one copy per page as the connector makes them).
+	CopyMode cuda.CopyMode
 	// SoftPinTTL soft-pins every put; GroupBlocks groups a block's pages.
 	SoftPinTTL  time.Duration
 	GroupBlocks bool

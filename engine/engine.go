@@ -185,8 +185,8 @@ func (e *engine) newMover(slots []connector.PageSlot) (connector.PageMover, erro
 	case cfg.Mover != nil:
 		return cfg.Mover, nil
 	case e.cfg.GPU.Device != nil:
-		m, err := connector.NewDeviceMover(e.cfg.GPU.Device, e.cfg.Pool, slots, cfg.TransferBatchSize,
-			cfg.StagingBufferBytes, !cfg.StageThroughHost)
+		m, err := connector.NewDeviceMover(e.cfg.GPU.Device, e.cfg.Pool, slots, connector.DeviceMoverOptions{
+			Batch: cfg.TransferBatchSize, StagingBytes: cfg.StagingBufferBytes, Direct: !cfg.StageThroughHost, Mode: cfg.CopyMode})
 		if err != nil {
 			return nil, fmt.Errorf("engine: %w", err)
 		}

@@ -23,6 +23,10 @@ func TestReplayEndToEnd(t *testing.T) {
 		{"defaults", func(*Config) {}, false},
 		{"device mover, host emulation", func(c *Config) { c.GPU.Device = hostDevice(t) }, false},
 		{"device mover, direct loads and saves", func(c *Config) { c.GPU.Device = hostDevice(t) }, true},
+		{"device mover, kernel copies", func(c *Config) { c.GPU.Device, c.Connector.CopyMode = hostDevice(t), cuda.ModeKernel }, true},
+		{"device mover, staged kernel copies", func(c *Config) {
+			c.GPU.Device, c.Connector.CopyMode, c.Connector.StageThroughHost = hostDevice(t), cuda.ModeKernel, true
+		}, false},
 		{"staged, small batches, two layer groups and a replicated one", func(c *Config) {
 			c.Connector.StageThroughHost, c.Connector.StagingBufferBytes, c.Connector.TransferBatchSize = true, 3*256, 5
 			c.Keys.Layout.LayerGroups = []keys.LayerGroup{{ID: 0, BytesPerPage: 256}, {ID: 1, BytesPerPage: 72}}
