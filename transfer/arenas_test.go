@@ -1,9 +1,12 @@
 package transfer
 
 import (
+	"context"
+	"fmt"
 	"testing"
 
 	"github.com/kvctl/kvctl/cuda"
+	"github.com/kvctl/kvctl/pool"
 	"github.com/kvctl/kvctl/pool/mem"
 )
 
@@ -99,5 +102,61 @@ func TestDirectRegistrationTellsThePoolItPins(t *testing.T) {
 		if w.pinning != 0 {
 			t.Errorf("%s: %d callers pin the arenas after the loader closed, want 0", tt.name, w.pinning)
 		}
+	}
+}
+
+// countingGPU is a device that pins (gpuLike) and counts its
+// registrations.
+type countingGPU struct {
+	gpuLike
+	registered int
+}
+
+func (d *countingGPU) RegisterHost(b []byte) (*cuda.HostMem, error) {
+	d.registered++
+	return d.gpuLike.RegisterHost(b)
+}
+
+// A direct map on a device that pins registers the arena a value lands
+// in, not the one the pool opened ahead of its values (whose pages the
+// pool maps meanwhile); that one is registered once a value lands there.
+func TestArenaOpenedAheadRegisteredWhenUsed(t *testing.T) {
+	store, err := mem.New(mem.Options{Capacity: 8 << 20, Segments: 1, ArenaSize: 1 << 20, Eviction: mem.EvictManual})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() }) // after the reservations' commits below
+	dev := &countingGPU{gpuLike: gpuLike{testDevice(t)}}
+	m, err := newArenaMap(dev, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.close() })
+	reserve := func(round int) []byte {
+		t.Helper()
+		items, dsts, codes := make([]pool.PutItem, 16), make([][]byte, 16), make([]pool.Code, 16) // 1 MiB: an arena
+		for i := range items {
+			items[i] = pool.PutItem{Key: fmt.Sprint("r", round, "k", i), Size: 64 << 10}
+		}
+		r, err := store.Reserve(context.Background(), items, dsts, codes)
+		if err != nil || codes[0] != pool.OK {
+			t.Fatalf("round %d: Reserve = %v, %v", round, codes[0], err)
+		}
+		t.Cleanup(r.Commit)
+		return dsts[0]
+	}
+	first := reserve(0)
+	if _, err := m.ptr(first); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(store.Arenas()); n != 2 || dev.registered != 1 {
+		t.Errorf("after a value in the first arena: %d arenas, %d registered; want 2 (one ahead), 1", n, dev.registered)
+	}
+	second := reserve(1)
+	if _, err := m.ptr(second); err != nil {
+		t.Fatal(err)
+	}
+	if dev.registered != 2 {
+		t.Errorf("after a value in the arena opened ahead: %d registered, want 2", dev.registered)
 	}
 }

@@ -75,7 +75,7 @@ func newArenaMap(dev cuda.Device, src pool.ArenaHolder) (*arenaMap, error) {
 
 func addrOf(b []byte) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(b))) }
 
-// refreshLocked registers arenas not registered yet.
+// refreshLocked registers the arenas not registered yet.
 func (m *arenaMap) refreshLocked() error {
 	for _, a := range m.src.Arenas() {
 		if len(a) == 0 {
@@ -84,16 +84,43 @@ func (m *arenaMap) refreshLocked() error {
 		if _, ok := m.lookupLocked(addrOf(a), len(a)); ok {
 			continue
 		}
-		mem, err := m.dev.RegisterHost(a)
-		if err != nil {
-			return fmt.Errorf("direct mode: registering a %d-byte pool arena: %w", len(a), err)
+		if err := m.registerLocked(a); err != nil {
+			return err
 		}
-		r := arenaReg{addr: addrOf(a), n: len(a), mem: mem}
-		i := sort.Search(len(m.regs), func(i int) bool { return m.regs[i].addr > r.addr })
-		m.regs = append(m.regs, arenaReg{})
-		copy(m.regs[i+1:], m.regs[i:])
-		m.regs[i] = r
 	}
+	return nil
+}
+
+// registerHoldingLocked registers the arena that holds the n bytes at
+// addr, if it is not registered yet, and no other: an arena a pool opened
+// ahead of its values (pool/mem maps such an arena's pages in the
+// background while a GPU pins the others) waits until values land in it,
+// so that its registration does not map the pages the pool is mapping.
+func (m *arenaMap) registerHoldingLocked(addr uintptr, n int) error {
+	for _, a := range m.src.Arenas() {
+		start := addrOf(a)
+		if len(a) == 0 || addr < start || addr+uintptr(n) > start+uintptr(len(a)) {
+			continue
+		}
+		if _, ok := m.lookupLocked(start, len(a)); ok {
+			return nil
+		}
+		return m.registerLocked(a)
+	}
+	return nil
+}
+
+// registerLocked registers arena a with the device.
+func (m *arenaMap) registerLocked(a []byte) error {
+	mem, err := m.dev.RegisterHost(a)
+	if err != nil {
+		return fmt.Errorf("direct mode: registering a %d-byte pool arena: %w", len(a), err)
+	}
+	r := arenaReg{addr: addrOf(a), n: len(a), mem: mem}
+	i := sort.Search(len(m.regs), func(i int) bool { return m.regs[i].addr > r.addr })
+	m.regs = append(m.regs, arenaReg{})
+	copy(m.regs[i+1:], m.regs[i:])
+	m.regs[i] = r
 	return nil
 }
 
@@ -149,7 +176,7 @@ func (m *arenaMap) ptr(b []byte) (cuda.DevPtr, error) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if err := m.refreshLocked(); err != nil {
+	if err := m.registerHoldingLocked(addr, len(b)); err != nil {
 		return 0, err
 	}
 	if p, ok := m.lookupLocked(addr, len(b)); ok {

@@ -3,6 +3,7 @@ package mem
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/kvctl/kvctl/pool"
@@ -51,16 +52,20 @@ func TestArenaPopulatedForLargeValues(t *testing.T) {
 }
 
 // While a caller pins the arenas (ArenasPinned), an arena that values of a
-// page or more open is not populated ahead; once every pinning caller has
-// stopped, the next is, and stopping twice counts once.
-func TestArenasPinnedAreNotPopulated(t *testing.T) {
+// page or more open as they need it is not populated (the caller's
+// registration maps its pages), but once values land in the last arena
+// the next is opened ahead and populated; once every pinning caller has
+// stopped, none is opened ahead and an arena is populated as values open
+// it. Stopping twice counts once.
+func TestArenasPinnedOpenTheNextAhead(t *testing.T) {
 	s, err := New(Options{Capacity: 64 << 20, Segments: 1, ArenaSize: 8 << 20, Eviction: EvictManual})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	populated := 0
-	s.segs[0].populate = func([]byte) { populated++ }
+	g := s.segs[0]
+	var populated []int // the arenas populated, by index
+	g.populate = func([]byte) { populated = append(populated, len(g.arenas)-1) }
 	put := func(round int) {
 		t.Helper()
 		items := make([]pool.PutItem, 128) // 8 MiB: one arena each round
@@ -71,17 +76,22 @@ func TestArenasPinnedAreNotPopulated(t *testing.T) {
 			t.Fatalf("round %d: Put = %v", round, err)
 		}
 	}
+	check := func(when string, arenas int, want ...int) {
+		t.Helper()
+		if len(g.arenas) != arenas || !slices.Equal(populated, want) {
+			t.Errorf("%s: %d arenas, populated %v; want %d, populated %v", when, len(g.arenas), populated, arenas, want)
+		}
+	}
 	first, second := s.ArenasPinned(), s.ArenasPinned()
 	put(0)
+	check("pinned, the first arena filled", 2, 1)
 	first()
 	first()
 	put(1)
-	if populated != 0 {
-		t.Fatalf("%d arenas populated while a caller pins them, want 0", populated)
-	}
+	check("pinned, the arena opened ahead filled", 3, 1, 2)
 	second()
 	put(2)
-	if populated != 1 {
-		t.Errorf("%d arenas populated once no caller pins them, want 1", populated)
-	}
+	check("unpinned, the arena opened ahead filled", 3, 1, 2)
+	put(3)
+	check("unpinned, an arena opened as values need it", 4, 1, 2, 3)
 }
