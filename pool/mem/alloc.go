@@ -233,9 +233,11 @@ func (g *segment) openArena(n int64, populate bool) *extent {
 // and maps its pages in the background (populate), so that the arena is
 // mapped when values first land in it and the caller registers it. A
 // GPU's registration maps the pages it pins: on the H200 virtual machine
-// registering a 64 MiB arena took about 23 ms in a serve run, against
-// about 4 ms for one already mapped (docs/benchmarks.md, "serve's
-// transfers, call by call"). The arena is opened when the one before it
+// registering a fresh 64 MiB arena took 19.7-20.6 ms, one whose pages
+// were mapped 3.6-4.9 ms (cuda's BenchmarkRegisterHost), and serve with
+// 64 KiB pages replayed trace-small in 1.65-1.67 s against 2.03-2.32 s
+// (docs/benchmarks.md, "serve's transfers, call by call"). The arena is
+// opened when the one before it
 // starts to fill, not when values need it, so that its mapping is done
 // before its registration starts; it costs at most one arena of memory
 // ahead per segment.

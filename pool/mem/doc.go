@@ -30,7 +30,10 @@
 // removal, never returned. An arena opened for values of a page or more
 // has its pages mapped ahead on a goroutine of its own (Linux,
 // MADV_POPULATE_WRITE), so that their faults leave the goroutine that puts;
-// small values' arenas fault in as they fill (populate.go). An allocation larger than the arena size opens
+// small values' arenas fault in as they fill (populate.go). While a GPU
+// pins the arenas (ArenasPinned), its registration maps an arena values
+// open, and the segment keeps the next arena opened and mapped ahead of
+// its values instead (keepAhead). An allocation larger than the arena size opens
 // an arena of its own size. Free space never spans two arenas, so every
 // object lies inside one arena, one buffer a GPU can register: Arenas
 // returns them. The free tail of an arena too small for the next object
