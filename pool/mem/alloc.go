@@ -237,10 +237,9 @@ func (g *segment) openArena(n int64, populate bool) *extent {
 // were mapped 3.6-4.9 ms (cuda's BenchmarkRegisterHost), and serve with
 // 64 KiB pages replayed trace-small in 1.65-1.67 s against 2.03-2.32 s
 // (docs/benchmarks.md, "serve's transfers, call by call"). The arena is
-// opened when the one before it
-// starts to fill, not when values need it, so that its mapping is done
-// before its registration starts; it costs at most one arena of memory
-// ahead per segment.
+// opened when the one before it starts to fill, not when values need it,
+// so that its mapping is done before its registration starts; it costs
+// at most one arena of memory ahead per segment.
 func (g *segment) keepAhead(off int64) {
 	if g.noBytes || !g.pinned() || g.openedEnd >= g.capacity || off < g.arenas[len(g.arenas)-1].start {
 		return
