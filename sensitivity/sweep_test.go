@@ -71,7 +71,7 @@ func TestSweepIsDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ignore := cmpopts.IgnoreFields(engine.Report{}, "WallSeconds", "Load")
+	ignore := cmpopts.IgnoreFields(engine.Report{}, "WallSeconds", "Load", "Save")
 	if diff := cmp.Diff(a, b, ignore); diff != "" {
 		t.Errorf("two sweeps differ (-first +second):\n%s", diff)
 	}
