@@ -18,10 +18,13 @@ import (
 // copies on a stream. The runtime's pages are host memory, so each batch
 // is first placed in (or finally taken from) a window of device pages:
 // one transfer.PagePool of MaxBatch pages per page size, of which only the
-// pages a batch takes are copied between host and device. A save's
-// upload is not waited for on the host: the saver's stream waits for it
-// (uploaded), so that the host resolves and reserves the batch meanwhile.
-// With the host emulation device (cuda.Open("host")) this runs anywhere.
+// pages a batch takes are copied between host and device: by the
+// device alone from and to their places when the runtime's page memory
+// is registered with it (DeviceMoverOptions.PageMemory), else through
+// the window's pinned host image. A save's upload is not waited for on
+// the host: the saver's stream waits for it (uploaded), so that the host
+// resolves and reserves the batch meanwhile. With the host emulation
+// device (cuda.Open("host")) this runs anywhere.
 type DeviceMover struct {
 	dev    cuda.Device
 	stream cuda.Stream
@@ -33,6 +36,12 @@ type DeviceMover struct {
 	pools  []*transfer.PagePool
 	bufs   [][]byte // host image of each window pool (one region), in images
 	images []*cuda.HostMem
+	// host is the runtime's page memory registered with the device (nil:
+	// pages move through the images), copier moves pages between it and
+	// the window, and copies is scratch for those copies.
+	host   *hostPages
+	copier *cuda.Copier
+	copies []cuda.Copy
 	loader *transfer.Loader
 	saver  *transfer.Saver
 
@@ -61,8 +70,15 @@ type DeviceMoverOptions struct {
 	Direct bool
 	// Mode is how the copies between the pool's side and the device's
 	// pages move (default cuda.ModeMemcpy, one copy per page, as the
-	// connector makes them; cuda.ModeKernel launches one kernel a set).
+	// connector makes them; cuda.ModeKernel launches one kernel a set),
+	// and how pages move between the window and PageMemory.
 	Mode cuda.CopyMode
+	// PageMemory, when not nil, is the runtime's page memory (such as one
+	// buffer per page slot): the mover registers it with the device, and
+	// every page a call names must lie inside it. Pages then move between
+	// the window and their places by the device's copies, with no copy on
+	// the host.
+	PageMemory [][]byte
 }
 
 // NewDeviceMover returns a device mover for store on dev for pages of the
@@ -70,6 +86,9 @@ type DeviceMoverOptions struct {
 func NewDeviceMover(dev cuda.Device, store pool.Store, slots []PageSlot, o DeviceMoverOptions) (*DeviceMover, error) {
 	batch := transfer.StagingGeometry(max(1, o.Batch), o.StagingBytes, maxPageBytes(slots)).Slots
 	m := &DeviceMover{dev: dev, batch: batch, sizes: map[int64]int{}}
+	if err := m.openPageMemory(o); err != nil {
+		return nil, errors.Join(fmt.Errorf("device mover: %w", err), m.Close())
+	}
 	for _, s := range slots {
 		if _, ok := m.sizes[s.Bytes]; ok {
 			continue
@@ -80,6 +99,9 @@ func NewDeviceMover(dev cuda.Device, store pool.Store, slots []PageSlot, o Devic
 		}
 		m.sizes[s.Bytes] = len(m.pools)
 		m.pools = append(m.pools, p)
+		if m.host != nil {
+			continue // no image: pages move in place
+		}
 		image, err := dev.AllocHost(s.Bytes * int64(batch)) // pinned: the copies are DMA
 		if err != nil {
 			return nil, errors.Join(fmt.Errorf("device mover: window image: %w", err), m.Close())
@@ -107,6 +129,24 @@ func NewDeviceMover(dev cuda.Device, store pool.Store, slots []PageSlot, o Devic
 		return nil, errors.Join(fmt.Errorf("device mover: %w", err), m.Close())
 	}
 	return m, nil
+}
+
+// openPageMemory registers o.PageMemory and opens the copier that moves
+// pages in place; nothing without it.
+func (m *DeviceMover) openPageMemory(o DeviceMoverOptions) error {
+	if o.PageMemory == nil {
+		return nil
+	}
+	mode := o.Mode
+	if mode == "" {
+		mode = cuda.ModeMemcpy
+	}
+	var err error
+	if m.copier, err = cuda.NewCopier(m.dev, mode); err != nil {
+		return err
+	}
+	m.host, err = registerPages(m.dev, o.PageMemory)
+	return err
 }
 
 // MaxBatch is the most pages one call may carry.
@@ -153,24 +193,44 @@ func (m *DeviceMover) Load(ctx context.Context, t *stats.PhaseTimer, keys []stri
 		return err
 	}
 	t.Next(stats.PhaseUnstage)
-	if err := m.readWindow(); err != nil {
+	landed := func(i int) bool { return results[i].OK() }
+	if err := m.readWindow(keys, pages, landed); err != nil {
 		return err
 	}
-	for i, r := range results {
-		if !r.OK() {
-			n[i] = int64(pool.ObjectNotFound)
-			continue
+	for i := range results {
+		n[i] = int64(pool.ObjectNotFound)
+		if landed(i) {
+			n[i] = int64(len(pages[i]))
 		}
-		g := m.refs[i].LayerGroup
-		size := int64(len(pages[i]))
-		copy(pages[i], m.bufs[g][int64(m.slots[i])*size:])
-		n[i] = size
 	}
 	t.Next(stats.PhaseSync)
 	return nil
 }
 
-func (m *DeviceMover) readWindow() error {
+// readWindow moves the window pages of the pages landed says into pages:
+// in place by the device, or through the window's image.
+func (m *DeviceMover) readWindow(keys []string, pages [][]byte, landed func(i int) bool) error {
+	if m.host != nil {
+		copies, err := m.placeCopies(keys, pages, cuda.DeviceToHost, landed)
+		if err == nil {
+			err = m.copier.Copy(m.stream, cuda.DeviceToHost, copies)
+		}
+		return errors.Join(err, m.copier.Synchronize(m.stream))
+	}
+	if err := m.readImage(); err != nil {
+		return err
+	}
+	for i, p := range pages {
+		if landed(i) {
+			size := int64(len(p))
+			copy(p, m.bufs[m.refs[i].LayerGroup][int64(m.slots[i])*size:])
+		}
+	}
+	return nil
+}
+
+// readImage copies the batch's window pages into the window's image.
+func (m *DeviceMover) readImage() error {
 	for g, p := range m.pools {
 		if err := p.ReadFirst(m.stream, m.bufs[g:g+1], m.used[g]); err != nil {
 			return err
@@ -197,7 +257,7 @@ func (m *DeviceMover) Save(ctx context.Context, t *stats.PhaseTimer, items []poo
 		return err
 	}
 	t.Next(stats.PhaseStage)
-	err := m.writeWindow(m.pages)
+	err := m.writeWindow(m.keys, m.pages)
 	if err == nil {
 		t.Next(stats.PhasePut)
 		err = m.putRuns(ctx, items, results)
@@ -243,9 +303,20 @@ func markFailed(items []pool.PutItem, results []pool.Code, failed []string) {
 	}
 }
 
-// writeWindow copies pages into the window's host image and queues its
-// upload, marked by uploaded; nothing waits for it here.
-func (m *DeviceMover) writeWindow(pages [][]byte) error {
+// writeWindow queues the copies of pages into their window pages, in
+// place or through the window's host image, marked by uploaded; nothing
+// waits for them here.
+func (m *DeviceMover) writeWindow(keys []string, pages [][]byte) error {
+	if m.host != nil {
+		copies, err := m.placeCopies(keys, pages, cuda.HostToDevice, func(int) bool { return true })
+		if err == nil {
+			err = m.copier.Copy(m.stream, cuda.HostToDevice, copies)
+		}
+		if err != nil {
+			return err
+		}
+		return m.copier.Record(m.uploaded, m.stream)
+	}
 	for i, p := range pages {
 		g := m.refs[i].LayerGroup
 		copy(m.bufs[g][int64(m.slots[i])*int64(len(p)):], p)
@@ -272,8 +343,14 @@ func (m *DeviceMover) Close() error {
 		errs = append(errs, m.uploaded.Destroy())
 	}
 	if m.stream != nil {
+		if m.copier != nil {
+			errs = append(errs, m.copier.Synchronize(m.stream), m.copier.Close())
+		}
 		errs = append(errs, m.stream.Destroy())
+	} else if m.copier != nil {
+		errs = append(errs, m.copier.Close())
 	}
+	errs = append(errs, m.host.close())
 	errs = append(errs, transfer.ClosePagePools(m.pools))
 	for _, image := range m.images {
 		errs = append(errs, image.Close())

@@ -178,7 +178,8 @@ func (e *engine) newConnector(slots []connector.PageSlot) error {
 }
 
 // newMover returns the worker's page mover: Connector.Mover; a device
-// mover through package transfer on GPU.Device; else a host mover.
+// mover through package transfer on GPU.Device, which registers the
+// pages' memory with the device; else a host mover.
 func (e *engine) newMover(slots []connector.PageSlot) (connector.PageMover, error) {
 	cfg := e.cfg.Connector
 	switch {
@@ -186,7 +187,8 @@ func (e *engine) newMover(slots []connector.PageSlot) (connector.PageMover, erro
 		return cfg.Mover, nil
 	case e.cfg.GPU.Device != nil:
 		m, err := connector.NewDeviceMover(e.cfg.GPU.Device, e.cfg.Pool, slots, connector.DeviceMoverOptions{
-			Batch: cfg.TransferBatchSize, StagingBytes: cfg.StagingBufferBytes, Direct: !cfg.StageThroughHost, Mode: cfg.CopyMode})
+			Batch: cfg.TransferBatchSize, StagingBytes: cfg.StagingBufferBytes, Direct: !cfg.StageThroughHost, Mode: cfg.CopyMode,
+			PageMemory: e.pages.mem})
 		if err != nil {
 			return nil, fmt.Errorf("engine: %w", err)
 		}
