@@ -221,7 +221,7 @@ func (g *segment) firstNonEmpty(from int) int {
 // segment has room, and returns its free extent; with populate, its pages
 // are mapped ahead (populateArena), unless a caller pins them.
 func (g *segment) openArena(n int64, populate bool) *extent {
-	start, end := g.openRaw(max(n, g.arenaSize))
+	start, end := g.openRaw(max(n, g.arenaSize), populate)
 	if populate && !g.noBytes && !g.pinned() {
 		g.populate(g.arenas[len(g.arenas)-1].mem)
 	}
@@ -244,19 +244,23 @@ func (g *segment) keepAhead(off int64) {
 	if g.noBytes || !g.pinned() || g.openedEnd >= g.capacity || off < g.arenas[len(g.arenas)-1].start {
 		return
 	}
-	start, end := g.openRaw(g.arenaSize)
+	start, end := g.openRaw(g.arenaSize, true)
 	g.populate(g.arenas[len(g.arenas)-1].mem)
 	g.insert(start, end-start)
 }
 
 // openRaw allocates the next arena, of n bytes or what is left of the
-// segment, without making it free space.
-func (g *segment) openRaw(n int64) (start, end int64) {
+// segment, without making it free space; an arena of large values (of a
+// page or more: populateMin) is backed by huge pages (adviseHuge).
+func (g *segment) openRaw(n int64, large bool) (start, end int64) {
 	start = g.openedEnd
 	end = start + min(n, g.capacity-start)
 	a := arena{start: start, end: end}
 	if !g.noBytes {
 		a.mem = make([]byte, end-start)
+		if large {
+			adviseHuge(a.mem)
+		}
 	}
 	g.arenas = append(g.arenas, a)
 	g.openedEnd = end

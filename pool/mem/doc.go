@@ -29,8 +29,10 @@
 // pool costs only what it holds; an arena is reused after eviction and
 // removal, never returned. An arena opened for values of a page or more
 // has its pages mapped ahead on a goroutine of its own (Linux,
-// MADV_POPULATE_WRITE), so that their faults leave the goroutine that puts;
-// small values' arenas fault in as they fill (populate.go). While a GPU
+// MADV_POPULATE_WRITE), so that their faults leave the goroutine that puts,
+// and is backed by transparent huge pages where the system allows them
+// (MADV_HUGEPAGE: adviseHuge); small values' arenas fault in as they fill
+// (populate.go). While a GPU
 // pins the arenas (ArenasPinned), its registration maps an arena values
 // open, and the segment keeps the next arena opened and mapped ahead of
 // its values instead (keepAhead). An allocation larger than the arena size opens

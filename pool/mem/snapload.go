@@ -192,7 +192,7 @@ func (s *Store) decodeArenas(r *snapReader) error {
 				}
 				continue
 			}
-			g.openRaw(end - g.openedEnd)
+			g.openRaw(end-g.openedEnd, false)
 		}
 	}
 	return nil
