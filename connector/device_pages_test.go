@@ -14,16 +14,16 @@ import (
 
 // pageCopyCounter is a device that counts the copies into and out of the
 // host memory registered with it (the page memory, in staged mode), and
-// the bytes through the window's image.
+// (windowCounter) the bytes through the window's image.
 type pageCopyCounter struct {
-	cuda.Device
-	regs      []*cuda.HostMem
-	up, down  int   // copies touching registered memory, by direction
-	upB, imgB int64 // bytes of those uploads; bytes through the image
+	windowCounter
+	regs               []*cuda.HostMem
+	pagesUp, pagesDown int   // copies touching registered memory, by direction
+	pagesUpBytes       int64 // bytes of those uploads
 }
 
 func (c *pageCopyCounter) RegisterHost(b []byte) (*cuda.HostMem, error) {
-	r, err := c.Device.RegisterHost(b)
+	r, err := c.windowCounter.RegisterHost(b)
 	if err == nil {
 		c.regs = append(c.regs, r)
 	}
@@ -43,24 +43,17 @@ func (c *pageCopyCounter) Memcpy(s cuda.Stream, kind cuda.CopyKind, copies []cud
 	for _, cp := range copies {
 		switch {
 		case kind == cuda.HostToDevice && c.registered(cp.Src):
-			c.up++
-			c.upB += cp.Bytes
+			c.pagesUp++
+			c.pagesUpBytes += cp.Bytes
 		case kind == cuda.DeviceToHost && c.registered(cp.Dst):
-			c.down++
+			c.pagesDown++
 		}
 	}
-	return c.Device.Memcpy(s, kind, copies)
+	return c.windowCounter.Memcpy(s, kind, copies)
 }
 
-func (c *pageCopyCounter) CopyHtoD(s cuda.Stream, dst cuda.DevPtr, src []byte) error {
-	c.imgB += int64(len(src))
-	return c.Device.CopyHtoD(s, dst, src)
-}
-
-func (c *pageCopyCounter) CopyDtoH(s cuda.Stream, dst []byte, src cuda.DevPtr) error {
-	c.imgB += int64(len(dst))
-	return c.Device.CopyDtoH(s, dst, src)
-}
+// imageBytes is what went through the window's image.
+func (c *pageCopyCounter) imageBytes() int64 { return c.up + c.down }
 
 // With the runtime's page memory registered, pages move between it and
 // the window by the device's copies alone, adjacent pages in one copy; a
@@ -71,7 +64,7 @@ func TestDeviceMoverMovesPagesInPlace(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer host.Close()
-	dev := &pageCopyCounter{Device: host}
+	dev := &pageCopyCounter{windowCounter: windowCounter{Device: host}}
 	slots := PageSlots(testLayout, 0)
 	var memory [][]byte
 	for _, s := range slots {
@@ -104,8 +97,8 @@ func TestDeviceMoverMovesPagesInPlace(t *testing.T) {
 	if err := m.Save(context.Background(), &stats.PhaseTimer{}, items, codes); err != nil {
 		t.Fatalf("Save error = %v", err)
 	}
-	if dev.up != 3 || dev.upB != want || dev.imgB != 0 {
-		t.Errorf("Save moved %d bytes in %d copies from the pages and %d through the image, want %d in 3 and 0", dev.upB, dev.up, dev.imgB, want)
+	if dev.pagesUp != 3 || dev.pagesUpBytes != want || dev.imageBytes() != 0 {
+		t.Errorf("Save moved %d bytes in %d copies from the pages and %d through the image, want %d in 3 and 0", dev.pagesUpBytes, dev.pagesUp, dev.imageBytes(), want)
 	}
 
 	// Load them into blocks 4, 5 and 7 and slot 1's block 2, with a missing key.
@@ -118,8 +111,8 @@ func TestDeviceMoverMovesPagesInPlace(t *testing.T) {
 	if err := m.Load(context.Background(), &stats.PhaseTimer{}, keys, pages, n); err != nil {
 		t.Fatalf("Load error = %v", err)
 	}
-	if dev.down != 3 || dev.imgB != 0 {
-		t.Errorf("Load made %d copies into the pages and moved %d bytes through the image, want 3 and 0", dev.down, dev.imgB)
+	if dev.pagesDown != 3 || dev.imageBytes() != 0 {
+		t.Errorf("Load made %d copies into the pages and moved %d bytes through the image, want 3 and 0", dev.pagesDown, dev.imageBytes())
 	}
 	for i := range items {
 		if !bytes.Equal(pages[i], items[i].Value) || n[i] != int64(len(pages[i])) {
