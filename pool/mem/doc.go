@@ -32,11 +32,10 @@
 // MADV_POPULATE_WRITE), so that their faults leave the goroutine that puts,
 // and is backed by transparent huge pages where the system allows them
 // (MADV_HUGEPAGE: adviseHuge); small values' arenas fault in as they fill
-// (populate.go). While a GPU
-// pins the arenas (ArenasPinned), its registration maps an arena values
-// open, and the segment keeps the next arena opened and mapped ahead of
-// its values instead (keepAhead). An allocation larger than the arena size opens
-// an arena of its own size. Free space never spans two arenas, so every
+// (populate.go). While a GPU pins the arenas (ArenasPinned), its
+// registration maps an arena values open, and the segment keeps the next
+// arena opened and mapped ahead of its values instead (keepAhead). An
+// allocation larger than the arena size opens an arena of its own size. Free space never spans two arenas, so every
 // object lies inside one arena, one buffer a GPU can register: Arenas
 // returns them. The free tail of an arena too small for the next object
 // waits for smaller ones, where upstream's contiguous segment would use it;
