@@ -73,12 +73,12 @@ type DeviceMoverOptions struct {
 	// connector makes them; cuda.ModeKernel launches one kernel a set),
 	// and how pages move between the window and PageMemory.
 	Mode cuda.CopyMode
-	// PageMemory, when not nil, is the runtime's page memory (such as one
-	// buffer per page slot): the mover registers it with the device, and
-	// every page a call names must lie inside it. Pages then move between
-	// the window and their places by the device's copies, with no copy on
-	// the host.
-	PageMemory [][]byte
+	// PageMemory, when not nil, is the runtime's page memory: every page a
+	// call names must be one of its pages. The mover registers it with the
+	// device part by part, as its pages first move, and pages then move
+	// between the window and their places by the device's copies, with no
+	// copy on the host.
+	PageMemory []PageBuffer
 }
 
 // NewDeviceMover returns a device mover for store on dev for pages of the
@@ -131,8 +131,8 @@ func NewDeviceMover(dev cuda.Device, store pool.Store, slots []PageSlot, o Devic
 	return m, nil
 }
 
-// openPageMemory registers o.PageMemory and opens the copier that moves
-// pages in place; nothing without it.
+// openPageMemory prepares the registration of o.PageMemory and opens the
+// copier that moves pages in place; nothing without it.
 func (m *DeviceMover) openPageMemory(o DeviceMoverOptions) error {
 	if o.PageMemory == nil {
 		return nil
@@ -145,7 +145,7 @@ func (m *DeviceMover) openPageMemory(o DeviceMoverOptions) error {
 	if m.copier, err = cuda.NewCopier(m.dev, mode); err != nil {
 		return err
 	}
-	m.host, err = registerPages(m.dev, o.PageMemory)
+	m.host, err = newHostPages(m.dev, o.PageMemory)
 	return err
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -55,10 +56,13 @@ func (c *pageCopyCounter) Memcpy(s cuda.Stream, kind cuda.CopyKind, copies []cud
 // imageBytes is what went through the window's image.
 func (c *pageCopyCounter) imageBytes() int64 { return c.up + c.down }
 
-// With the runtime's page memory registered, pages move between it and
-// the window by the device's copies alone, adjacent pages in one copy; a
-// page outside it is refused, and a missing page is left as it was.
+// With the runtime's page memory given, pages move between it and the
+// window by the device's copies alone, adjacent pages in one copy; the
+// page memory is registered part by part as its pages first move; a page
+// outside it, or not one of its pages, is refused, and a missing page is
+// left as it was.
 func TestDeviceMoverMovesPagesInPlace(t *testing.T) {
+	defer func(b int64) { pageRegBytes = b }(pageRegBytes)
 	host, err := cuda.Open("host")
 	if err != nil {
 		t.Fatal(err)
@@ -66,13 +70,14 @@ func TestDeviceMoverMovesPagesInPlace(t *testing.T) {
 	defer host.Close()
 	dev := &pageCopyCounter{windowCounter: windowCounter{Device: host}}
 	slots := PageSlots(testLayout, 0)
-	var memory [][]byte
+	var memory []PageBuffer
 	for _, s := range slots {
-		memory = append(memory, make([]byte, 8*s.Bytes))
+		memory = append(memory, PageBuffer{Mem: make([]byte, 8*s.Bytes), PageBytes: s.Bytes})
 	}
+	pageRegBytes = 2 * slots[0].Bytes // parts of 2 pages of slot 0
 	page := func(slot, block int) []byte {
 		n := int(slots[slot].Bytes)
-		return memory[slot][block*n : (block+1)*n]
+		return memory[slot].Mem[block*n : (block+1)*n]
 	}
 	m, err := NewDeviceMover(dev, newMem(t), slots, DeviceMoverOptions{Batch: 16, StagingBytes: 1 << 20, PageMemory: memory})
 	if err != nil {
@@ -100,6 +105,9 @@ func TestDeviceMoverMovesPagesInPlace(t *testing.T) {
 	if dev.pagesUp != 3 || dev.pagesUpBytes != want || dev.imageBytes() != 0 {
 		t.Errorf("Save moved %d bytes in %d copies from the pages and %d through the image, want %d in 3 and 0", dev.pagesUpBytes, dev.pagesUp, dev.imageBytes(), want)
 	}
+	if len(dev.regs) != 3 { // blocks 0-1 and 2-3 of slot 0, the first part of the other
+		t.Errorf("Save registered %d parts of the page memory, want 3", len(dev.regs))
+	}
 
 	// Load them into blocks 4, 5 and 7 and slot 1's block 2, with a missing key.
 	dst := [][2]int{{0, 4}, {0, 5}, {0, 7}, {len(slots) - 1, 2}, {0, 6}}
@@ -114,6 +122,9 @@ func TestDeviceMoverMovesPagesInPlace(t *testing.T) {
 	if dev.pagesDown != 3 || dev.imageBytes() != 0 {
 		t.Errorf("Load made %d copies into the pages and moved %d bytes through the image, want 3 and 0", dev.pagesDown, dev.imageBytes())
 	}
+	if len(dev.regs) != 5 { // and blocks 4-5 and 6-7 of slot 0
+		t.Errorf("after Load, %d parts of the page memory registered, want 5", len(dev.regs))
+	}
 	for i := range items {
 		if !bytes.Equal(pages[i], items[i].Value) || n[i] != int64(len(pages[i])) {
 			t.Errorf("loaded page %d: n = %d, bytes equal %v", i, n[i], bytes.Equal(pages[i], items[i].Value))
@@ -123,8 +134,34 @@ func TestDeviceMoverMovesPagesInPlace(t *testing.T) {
 		t.Errorf("missing page: n = %d, want %d and the page untouched", n[4], pool.ObjectNotFound)
 	}
 
-	outside := []pool.PutItem{{Key: "stray", Value: make([]byte, slots[0].Bytes)}}
-	if err := m.Save(context.Background(), &stats.PhaseTimer{}, outside, codes[:1]); err == nil || !strings.Contains(err.Error(), `"stray"`) {
-		t.Errorf("Save of a page outside the page memory: error = %v, want one naming it", err)
+	odd := []PageBuffer{{Mem: make([]byte, 100), PageBytes: 64}}
+	if _, err := NewDeviceMover(dev, newMem(t), slots, DeviceMoverOptions{Batch: 16, StagingBytes: 1 << 20, PageMemory: odd}); err == nil {
+		t.Error("NewDeviceMover with 100 bytes of 64-byte pages: error = nil, want them refused")
+	}
+	for _, bad := range []pool.PutItem{
+		{Key: "stray", Value: make([]byte, slots[0].Bytes)},
+		{Key: "askew", Value: memory[0].Mem[1 : 1+slots[0].Bytes]},
+	} {
+		if err := m.Save(context.Background(), &stats.PhaseTimer{}, []pool.PutItem{bad}, codes[:1]); err == nil || !strings.Contains(err.Error(), strconv.Quote(bad.Key)) {
+			t.Errorf("Save of page %q: error = %v, want one naming it", bad.Key, err)
+		}
+	}
+}
+
+// Copies that continue each other join only within one registration: a
+// GPU maps registered memory at its host address, so two parts registered
+// apart can be adjacent in the device's space too.
+func TestPageCopiesJoinWithinOneRegistration(t *testing.T) {
+	a := cuda.Copy{Dst: 0x1000, Src: 0x9000, Bytes: 0x100}
+	b := cuda.Copy{Dst: 0x1100, Src: 0x9100, Bytes: 0x100}
+	if got := appendJoined([]cuda.Copy{a}, b, true); len(got) != 1 || got[0].Bytes != 0x200 {
+		t.Errorf("adjacent copies in one registration: %v, want one copy of 0x200 bytes", got)
+	}
+	if got := appendJoined([]cuda.Copy{a}, b, false); len(got) != 2 {
+		t.Errorf("adjacent copies in two registrations: %v, want two copies", got)
+	}
+	c := cuda.Copy{Dst: 0x1200, Src: 0x9100, Bytes: 0x100}
+	if got := appendJoined([]cuda.Copy{a}, c, true); len(got) != 2 {
+		t.Errorf("copies adjacent on one side only: %v, want two copies", got)
 	}
 }

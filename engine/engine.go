@@ -188,7 +188,7 @@ func (e *engine) newMover(slots []connector.PageSlot) (connector.PageMover, erro
 	case e.cfg.GPU.Device != nil:
 		m, err := connector.NewDeviceMover(e.cfg.GPU.Device, e.cfg.Pool, slots, connector.DeviceMoverOptions{
 			Batch: cfg.TransferBatchSize, StagingBytes: cfg.StagingBufferBytes, Direct: !cfg.StageThroughHost, Mode: cfg.CopyMode,
-			PageMemory: e.pages.mem})
+			PageMemory: e.pages.buffers()})
 		if err != nil {
 			return nil, fmt.Errorf("engine: %w", err)
 		}

@@ -31,6 +31,16 @@ func newPageMemory(slots []connector.PageSlot, blocks int) (*pageMemory, error) 
 	return p, nil
 }
 
+// buffers is the page memory as the device mover takes it: each slot's
+// pages end to end.
+func (p *pageMemory) buffers() []connector.PageBuffer {
+	out := make([]connector.PageBuffer, len(p.mem))
+	for i, m := range p.mem {
+		out[i] = connector.PageBuffer{Mem: m, PageBytes: p.slots[i].Bytes}
+	}
+	return out
+}
+
 // Page returns page slot slot of KV block block.
 func (p *pageMemory) Page(slot int, block int32) []byte {
 	n := p.slots[slot].Bytes
