@@ -1,6 +1,7 @@
 package connector
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -137,12 +138,8 @@ func (m *DeviceMover) openPageMemory(o DeviceMoverOptions) error {
 	if o.PageMemory == nil {
 		return nil
 	}
-	mode := o.Mode
-	if mode == "" {
-		mode = cuda.ModeMemcpy
-	}
 	var err error
-	if m.copier, err = cuda.NewCopier(m.dev, mode); err != nil {
+	if m.copier, err = cuda.NewCopier(m.dev, cmp.Or(o.Mode, cuda.ModeMemcpy)); err != nil {
 		return err
 	}
 	m.host, err = newHostPages(m.dev, o.PageMemory)
@@ -342,13 +339,14 @@ func (m *DeviceMover) Close() error {
 	if m.uploaded != nil {
 		errs = append(errs, m.uploaded.Destroy())
 	}
-	if m.stream != nil {
-		if m.copier != nil {
-			errs = append(errs, m.copier.Synchronize(m.stream), m.copier.Close())
+	if m.copier != nil {
+		if m.stream != nil { // the copier's last copies are on it
+			errs = append(errs, m.copier.Synchronize(m.stream))
 		}
-		errs = append(errs, m.stream.Destroy())
-	} else if m.copier != nil {
 		errs = append(errs, m.copier.Close())
+	}
+	if m.stream != nil {
+		errs = append(errs, m.stream.Destroy())
 	}
 	errs = append(errs, m.host.close())
 	errs = append(errs, transfer.ClosePagePools(m.pools))

@@ -376,6 +376,21 @@ func (b *benchRun) calls() [][]LoadJob {
 	return calls
 }
 
+// callAll makes the transfer's calls one after the other, fn on each
+// call's jobs, and gathers their results in *results (emptied first); it
+// stops at the first error, with the results so far.
+func callAll[J, R any](ctx context.Context, calls [][]J, results *[]R, fn func(context.Context, []J) ([]R, error)) error {
+	*results = (*results)[:0]
+	for _, jobs := range calls {
+		rs, err := fn(ctx, jobs)
+		*results = append(*results, rs...)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // timed runs fn, the timed part of a bench run, with its goroutines (and
 // those they start) labelled bench=timed, so that a CPU profile of the
 // whole command can be narrowed to it: go tool pprof -tagfocus=bench=timed.
@@ -423,17 +438,7 @@ func (b *benchRun) runLoad(ctx context.Context) ([]LoadResult, Geometry, []timed
 		}
 		defer l.Close()
 		calls := b.calls()
-		load := func(ctx context.Context) error {
-			results = results[:0]
-			for _, jobs := range calls {
-				rs, err := l.Load(ctx, jobs)
-				results = append(results, rs...)
-				if err != nil {
-					return err
-				}
-			}
-			return nil
-		}
+		load := func(ctx context.Context) error { return callAll(ctx, calls, &results, l.Load) }
 		if err := b.warmUp(func() error { return load(ctx) }); err != nil {
 			return nil, Geometry{}, nil, err
 		}
@@ -519,15 +524,9 @@ func (b *benchRun) save(ctx context.Context) ([]timedRun, error) {
 	}
 	var results []SaveResult
 	save := func(ctx context.Context) error {
-		results = results[:0]
-		for _, jobs := range calls {
-			rs, err := s.SaveAll(ctx, jobs, ready)
-			results = append(results, rs...)
-			if err != nil {
-				return err
-			}
-		}
-		return nil
+		return callAll(ctx, calls, &results, func(ctx context.Context, jobs []SaveJob) ([]SaveResult, error) {
+			return s.SaveAll(ctx, jobs, ready)
+		})
 	}
 	forget := func() error { return b.clearKeys(ctx) }
 	if err := b.warmUp(func() error { return errors.Join(save(ctx), forget()) }); err != nil {
