@@ -1,10 +1,6 @@
 package mem
 
-import (
-	"unsafe"
-
-	"golang.org/x/sys/unix"
-)
+import "golang.org/x/sys/unix"
 
 // populateArena asks the kernel, on a goroutine of its own, to map every
 // page of mem, a new arena, as writing to it would (MADV_POPULATE_WRITE,
@@ -28,26 +24,4 @@ func populateArena(mem []byte) {
 			}
 		}
 	}()
-}
-
-// adviseHuge asks the kernel to back mem, a new arena of large values,
-// with transparent huge pages (MADV_HUGEPAGE, for the whole 2 MiB pages
-// inside it), where the system's setting leaves them to madvise (the
-// default of most distributions, and of the H200 virtual machine). The
-// arena is mapped whole anyway (populateArena, or a GPU's registration),
-// so it costs no memory, and 2 MiB pages are mapped and pinned in far
-// fewer steps: on the H200 virtual machine populating 64 MiB took
-// 10.1-11.5 ms against 23.5-24.7 ms (BenchmarkPopulate64MiB) and
-// registering a mapped arena 2.5-3.0 ms against 3.6-4.8 (cuda's
-// BenchmarkRegisterHost); serve with 64 KiB pages replayed trace-small in
-// 1.20-1.31 s against 1.41-1.73 s there, and in 2.0-2.6 s against 4.2-7.8
-// s on a 2-core machine without a GPU (docs/benchmarks.md, "Arenas of
-// large values on huge pages"). Where the kernel refuses, nothing
-// changes.
-func adviseHuge(mem []byte) {
-	const huge = 2 << 20
-	skip := (huge - int(uintptr(unsafe.Pointer(unsafe.SliceData(mem))))%huge) % huge
-	if skip < len(mem) {
-		_ = unix.Madvise(mem[skip:len(mem)-(len(mem)-skip)%huge], unix.MADV_HUGEPAGE)
-	}
 }

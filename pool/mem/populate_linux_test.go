@@ -3,13 +3,11 @@ package mem
 import (
 	"context"
 	"fmt"
-	"os"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 	"unsafe"
 
+	"github.com/kvctl/kvctl/internal/hugepages"
 	"github.com/kvctl/kvctl/pool"
 	"golang.org/x/sys/unix"
 )
@@ -54,7 +52,7 @@ func TestPopulateArenaMapsEveryPage(t *testing.T) {
 
 // BenchmarkPopulate64MiB maps the pages of a fresh 64 MiB arena, as
 // populateArena does, with base pages and with transparent huge pages
-// asked for (adviseHuge).
+// asked for (hugepages.Advise).
 func BenchmarkPopulate64MiB(b *testing.B) {
 	const n = 64 << 20
 	for _, huge := range []bool{false, true} {
@@ -71,7 +69,7 @@ func BenchmarkPopulate64MiB(b *testing.B) {
 					b.Fatal(err)
 				}
 				if huge {
-					adviseHuge(mem)
+					hugepages.Advise(mem)
 				}
 				b.StartTimer()
 				if err := unix.Madvise(mem, unix.MADV_POPULATE_WRITE); err != nil {
@@ -85,54 +83,10 @@ func BenchmarkPopulate64MiB(b *testing.B) {
 	}
 }
 
-// thpMode is the system's transparent huge page setting ("always",
-// "madvise" or "never"), "" where it cannot be read.
-func thpMode() string {
-	b, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
-	if err != nil {
-		return ""
-	}
-	s := string(b)
-	i, j := strings.IndexByte(s, '['), strings.IndexByte(s, ']')
-	if i < 0 || j < i {
-		return ""
-	}
-	return s[i+1 : j]
-}
-
-// thpEligible reads whether the mapping holding p may be backed by huge
-// pages (the THPeligible line of /proc/self/smaps).
-func thpEligible(t *testing.T, p []byte) bool {
-	t.Helper()
-	b, err := os.ReadFile("/proc/self/smaps")
-	if err != nil {
-		t.Skipf("smaps: %v", err)
-	}
-	addr := uint64(uintptr(unsafe.Pointer(unsafe.SliceData(p))))
-	inside := false
-	for line := range strings.Lines(string(b)) {
-		f := strings.Fields(line)
-		if len(f) == 0 {
-			continue
-		}
-		if lo, hi, ok := strings.Cut(f[0], "-"); ok && len(f) >= 5 {
-			l, err1 := strconv.ParseUint(lo, 16, 64)
-			h, err2 := strconv.ParseUint(hi, 16, 64)
-			inside = err1 == nil && err2 == nil && addr >= l && addr < h
-			continue
-		}
-		if inside && f[0] == "THPeligible:" && len(f) == 2 {
-			return f[1] == "1"
-		}
-	}
-	t.Skipf("smaps has no THPeligible line for %#x", addr)
-	return false
-}
-
 // An arena of large values is advised to be backed by huge pages; one of
 // small values is not (under the madvise setting, where that decides).
 func TestLargeValuesArenasAdvisedHugePages(t *testing.T) {
-	mode := thpMode()
+	mode := hugepages.Mode()
 	if mode != "madvise" && mode != "always" {
 		t.Skipf("transparent huge pages: %q", mode)
 	}
@@ -147,10 +101,21 @@ func TestLargeValuesArenasAdvisedHugePages(t *testing.T) {
 		}
 	}
 	large, small := s.segs[0].arenas[0].mem, s.segs[1].arenas[0].mem
-	if !thpEligible(t, large[2<<20:]) {
+	if !eligible(t, large[2<<20:]) {
 		t.Error("an arena of 64 KiB values is not eligible for huge pages")
 	}
-	if mode == "madvise" && thpEligible(t, small[2<<20:]) {
+	if mode == "madvise" && eligible(t, small[2<<20:]) {
 		t.Error("an arena of 128-byte values is eligible for huge pages under the madvise setting")
 	}
+}
+
+// eligible is hugepages.Eligible, skipping the test where smaps cannot
+// tell.
+func eligible(t *testing.T, p []byte) bool {
+	t.Helper()
+	ok, err := hugepages.Eligible(p)
+	if err != nil {
+		t.Skip(err)
+	}
+	return ok
 }

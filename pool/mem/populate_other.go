@@ -5,6 +5,3 @@ package mem
 // populateArena does nothing where MADV_POPULATE_WRITE does not exist:
 // the arena's pages fault in as they are written.
 func populateArena([]byte) {}
-
-// adviseHuge does nothing where MADV_HUGEPAGE does not exist.
-func adviseHuge([]byte) {}

@@ -1,0 +1,13 @@
+//go:build !linux
+
+package hugepages
+
+import "errors"
+
+func advise([]byte) {}
+
+func mode() string { return "" }
+
+func eligible([]byte) (bool, error) {
+	return false, errors.New("transparent huge pages are read on Linux only")
+}
