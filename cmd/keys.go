@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/kvctl/kvctl/keys"
 	"github.com/kvctl/kvctl/workload"
@@ -219,15 +220,19 @@ func countNonEmpty(values ...string) int {
 // they come, table and json at the end.
 func runKeysRequests(ctx context.Context, ios *IOStreams, g *globalOptions, source func(yield func(keys.Request) error) error, sp keysSpelling) error {
 	var results []keysResult
+	var lines sync.Pool // -o keys: buffers written, for the next requests' lines
 	emit := func(k keysRendered) error {
 		if k.result == nil {
 			_, err := ios.Out.Write(k.out)
+			if g.Output == "keys" {
+				lines.Put(&k.out)
+			}
 			return err
 		}
 		results = append(results, *k.result)
 		return nil
 	}
-	if err := keys.HashRequests(ctx, sp.Settings, 0, source, sp.renderer(g.Output), emit); err != nil {
+	if err := keys.HashRequests(ctx, sp.Settings, 0, source, sp.renderer(g.Output, &lines), emit); err != nil {
 		return err
 	}
 	switch g.Output {
@@ -244,10 +249,13 @@ func runKeysRequests(ctx context.Context, ios *IOStreams, g *globalOptions, sour
 
 // requestsSource reads a requests file for keys.HashRequests (a bad line
 // is workload.ErrBadInput, exit 2; a failed read exits 1).
+// Each request's tokens go back to the reader once hashed, for the
+// requests after it (workload.TokenBuffers).
 func requestsSource(r io.Reader, name string) func(yield func(keys.Request) error) error {
 	return func(yield func(keys.Request) error) error {
-		return workload.ReadRequests(r, name, func(_ int, req workload.Request) error {
-			return yield(keys.Request{ID: req.ID, Scope: req.Scope(), Tokens: req.Tokens})
+		bufs := workload.NewTokenBuffers()
+		return workload.ReadRequestsInto(r, name, bufs, func(_ int, req workload.Request) error {
+			return yield(keys.Request{ID: req.ID, Scope: req.Scope(), Tokens: req.Tokens, Release: bufs.Give})
 		})
 	}
 }
@@ -270,12 +278,18 @@ type keysRendered struct {
 	result *keysResult
 }
 
-// renderer returns how a hashed request is rendered for an output format.
-func (sp keysSpelling) renderer(output string) func(keys.Request, *keys.Chain) keysRendered {
+// renderer returns how a hashed request is rendered for an output format;
+// -o keys renders into a buffer of lines when it has one (a *[]byte),
+// which saves zeroing and faulting in fresh memory for every request.
+func (sp keysSpelling) renderer(output string, lines *sync.Pool) func(keys.Request, *keys.Chain) keysRendered {
 	switch output {
 	case "keys":
 		return func(_ keys.Request, c *keys.Chain) keysRendered {
-			return keysRendered{out: sp.appendChainKeys(nil, c)}
+			var buf []byte
+			if b, ok := lines.Get().(*[]byte); ok {
+				buf = (*b)[:0]
+			}
+			return keysRendered{out: sp.appendChainKeys(buf, c)}
 		}
 	case "jsonl":
 		return func(req keys.Request, c *keys.Chain) keysRendered {

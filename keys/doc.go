@@ -21,7 +21,9 @@
 // time in the lanes of AVX-512 registers where the CPU has them, several
 // times faster; BlockKeys spells the keys of many blocks of one layout.
 // HashRequests runs a stream of requests through ExtendAll on every core
-// and hands them back in input order.
+// and hands them back in input order; each request's tokens go back to its
+// source (Request.Release) once its result is built, so that a reader can
+// parse the next requests into the same arrays.
 //
 // The engines that share the same Mooncake pools have recipes of their own
 // (spec/engine-keys.md), chosen by Settings.Engine with EngineOptions:

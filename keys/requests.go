@@ -15,6 +15,20 @@ type Request struct {
 	// Scope and Tokens are the prompt's scope and token ids.
 	Scope  Scope
 	Tokens []int64
+	// Release, when set, is called with Tokens once the request's result
+	// is built, on the worker that built it: nothing reads them after
+	// that, so a source that lends its token arrays can take them back
+	// (workload.TokenBuffers.Give).
+	Release func(tokens []int64)
+}
+
+// release hands the request's tokens back to its source (Release) and
+// forgets them.
+func (r *Request) release() {
+	if r.Release != nil {
+		r.Release(r.Tokens)
+	}
+	r.Tokens = nil
 }
 
 // requestBatch is how many requests a worker hashes together: their
@@ -141,6 +155,7 @@ func (b *hashBatch[R]) hash(s Settings, each func(Request, *Chain) R) {
 	b.out = make([]R, len(chains))
 	for i, c := range chains {
 		b.out[i] = each(b.reqs[i], c)
+		b.reqs[i].release()
 	}
 }
 
@@ -155,6 +170,7 @@ func (b *hashBatch[R]) hashEngine(s Settings, each func(Request, []EngineBlock) 
 			return
 		}
 		b.out = append(b.out, each(req, blocks))
+		b.reqs[i].release()
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 )
@@ -252,4 +254,73 @@ func engineSettings(s Settings) Settings {
 	v := validSettings()
 	v.Engine, v.Engines, v.Layout.TokensPerBlock, v.Namespace.Name = s.Engine, s.Engines, s.Layout.TokensPerBlock, ""
 	return v
+}
+
+// Each request's tokens are released once, after its result is built
+// and never before: a source that reuses the arrays (poisoning them here
+// as soon as they are given back) still gets every request's result
+// right, TensorRT-LLM's chains and another engine's blocks alike.
+func TestHashRequestsReleaseTokensAfterEach(t *testing.T) {
+	trt, sglang := validSettings(), engineSettings(Settings{Engine: EngineSGLang, Layout: Layout{TokensPerBlock: 8}})
+	reqs := testRequests(500)
+	for _, engine := range []bool{false, true} {
+		var mu sync.Mutex
+		released := map[string]int{}
+		lend := func(yield func(Request) error) error {
+			for _, r := range reqs {
+				r.Tokens = slices.Clone(r.Tokens)
+				r.Release = func(tokens []int64) {
+					for i := range tokens {
+						tokens[i] = -1 // the source reuses the array at once
+					}
+					mu.Lock()
+					released[r.ID]++
+					mu.Unlock()
+				}
+				if err := yield(r); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		unreleased := func(r Request) {
+			mu.Lock()
+			defer mu.Unlock()
+			if released[r.ID] != 0 {
+				t.Errorf("request %s: tokens released before its result was built", r.ID)
+			}
+		}
+		var got []string
+		emit := func(h string) error { got = append(got, h); return nil }
+		var err error
+		if engine {
+			err = HashEngineRequests(context.Background(), sglang, 3, lend, func(r Request, b []EngineBlock) string {
+				unreleased(r)
+				return fmt.Sprint(r.ID, b)
+			}, emit)
+		} else {
+			err = HashRequests(context.Background(), trt, 3, lend, func(r Request, c *Chain) string {
+				unreleased(r)
+				return fmt.Sprint(r.ID, c.Hashes())
+			}, emit)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range reqs {
+			if released[r.ID] != 1 {
+				t.Errorf("engine %v: request %s released %d times, want 1", engine, r.ID, released[r.ID])
+			}
+			c, _ := trt.NewChain(r.Scope)
+			c.Extend(r.Tokens)
+			blocks, _ := sglang.EngineBlocks(r.Scope, r.Tokens)
+			w := fmt.Sprint(r.ID, c.Hashes())
+			if engine {
+				w = fmt.Sprint(r.ID, blocks)
+			}
+			if i >= len(got) || got[i] != w {
+				t.Fatalf("engine %v: result %d differs from the sequential one", engine, i)
+			}
+		}
+	}
 }

@@ -58,18 +58,29 @@ func (r Request) Scope() keys.Scope {
 // one request at a time, and never for a line after a bad one. An error
 // returned by fn stops the reading and is returned as it is.
 func ReadRequests(r io.Reader, name string, fn func(line int, req Request) error) error {
+	return ReadRequestsInto(r, name, nil, fn)
+}
+
+// ReadRequestsInto is ReadRequests with each request's tokens parsed into
+// an array of tokens, which fn's caller may give back once done with it
+// (TokenBuffers.Give); nil tokens is ReadRequests.
+func ReadRequestsInto(r io.Reader, name string, tokens *TokenBuffers, fn func(line int, req Request) error) error {
 	workers := min(runtime.GOMAXPROCS(0), 8)
-	split := lineSplitter{r: r, line: 1, free: make(chan []byte, 2*workers+2)}
+	split := lineSplitter{r: r, free: make(chan []byte, 2*workers+2)}
 	parse := func(b *requestBatch) {
-		b.parse(name)
+		b.parse(tokens)
 		split.recycle(b)
 	}
-	requests := 0
+	// line numbers the next batch's first line: batches are numbered as
+	// they are delivered, in order, from the lines their workers counted.
+	requests, line := 0, 1
 	deliver := func(b *requestBatch) error {
-		return b.deliver(func(line int, req Request) error {
+		err := b.deliver(name, line, func(line int, req Request) error {
 			requests++
 			return fn(line, req)
 		})
+		line += b.count
+		return err
 	}
 	p := ordered.Start(context.Background(), workers, 2*workers, parse, deliver)
 	defer p.Stop()
@@ -80,7 +91,7 @@ func ReadRequests(r io.Reader, name string, fn func(line int, req Request) error
 				return err
 			}
 			if readErr != nil && readErr != io.EOF {
-				return fmt.Errorf("reading requests from %q: line %d: %w", name, split.line, readErr)
+				return fmt.Errorf("reading requests from %q: line %d: %w", name, line, readErr)
 			}
 			if requests == 0 {
 				return badInput(fmt.Errorf("reading requests from %q: no requests", name))
@@ -100,7 +111,6 @@ const readBlock = 1 << 20
 type lineSplitter struct {
 	r     io.Reader
 	carry []byte // the start of a line the last batch did not finish
-	line  int    // number of the next batch's first line
 	err   error
 	free  chan []byte // read buffers the workers are done with
 }
@@ -152,29 +162,33 @@ func (s *lineSplitter) next() (*requestBatch, error) {
 
 // batch makes a batch of the first n bytes of buf, whole lines.
 func (s *lineSplitter) batch(buf []byte, n int) *requestBatch {
-	data := buf[:n]
-	b := &requestBatch{data: data, buf: buf, first: s.line}
-	s.line += bytes.Count(data, []byte{'\n'})
-	return b
+	return &requestBatch{data: buf[:n], buf: buf}
 }
 
-// requestBatch is a run of whole lines, parsed by a worker.
+// requestBatch is a run of whole lines, parsed by a worker. Its lines
+// are numbered from 0 until it is delivered, when the lines of the
+// batches before it are known: the worker counts them as it splits them,
+// so the input is scanned for line ends once.
 type requestBatch struct {
 	data  []byte
 	buf   []byte // the read buffer data is in
-	first int    // line number of data's first line
+	count int    // the line ends in data
 	reqs  []Request
-	lines []int
-	err   error // the first bad line's error; reqs holds the lines before it
+	lines []int // the line of each of reqs in the batch, from 0
+	// err is the first bad line's error, at line errLine of the batch;
+	// reqs holds the lines before it.
+	err     error
+	errLine int
 }
 
-func (b *requestBatch) parse(name string) {
-	var p requestParser
-	data, line := b.data, b.first
+func (b *requestBatch) parse(tokens *TokenBuffers) {
+	p := requestParser{tokens: tokens}
+	data, line := b.data, 0
 	for ; len(data) > 0; line++ {
 		text := data
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
 			text, data = data[:i], data[i+1:]
+			b.count++
 		} else {
 			data = nil
 		}
@@ -184,11 +198,8 @@ func (b *requestBatch) parse(name string) {
 		}
 		req, err := p.parse(text)
 		if err != nil {
-			b.err = badInput(fmt.Errorf("reading requests from %q: line %d: %w", name, line, err))
+			b.err, b.errLine = err, line
 			break
-		}
-		if req.ID == "" {
-			req.ID = "line-" + strconv.Itoa(line)
 		}
 		b.reqs = append(b.reqs, req)
 		b.lines = append(b.lines, line)
@@ -196,14 +207,22 @@ func (b *requestBatch) parse(name string) {
 	b.data = nil
 }
 
-// deliver calls fn with the batch's requests, then returns its error.
-func (b *requestBatch) deliver(fn func(line int, req Request) error) error {
+// deliver calls fn with the batch's requests, their lines numbered from
+// first, then returns the batch's error, naming the input and the line.
+func (b *requestBatch) deliver(name string, first int, fn func(line int, req Request) error) error {
 	for i, req := range b.reqs {
-		if err := fn(b.lines[i], req); err != nil {
+		line := first + b.lines[i]
+		if req.ID == "" {
+			req.ID = "line-" + strconv.Itoa(line)
+		}
+		if err := fn(line, req); err != nil {
 			return err
 		}
 	}
-	return b.err
+	if b.err != nil {
+		return badInput(fmt.Errorf("reading requests from %q: line %d: %w", name, first+b.errLine, b.err))
+	}
+	return nil
 }
 
 func isBlank(b []byte) bool {

@@ -31,9 +31,10 @@ var requestFields = [...]string{
 // the tokens array without building any intermediate value, which is
 // where nearly all the bytes of a requests file are.
 type requestParser struct {
-	data []byte
-	i    int
-	buf  []byte // scratch for strings with escapes
+	data   []byte
+	i      int
+	buf    []byte        // scratch for strings with escapes
+	tokens *TokenBuffers // where token arrays come from (nil: new ones)
 }
 
 func (p *requestParser) parse(line []byte) (Request, error) {
@@ -163,9 +164,9 @@ func (p *requestParser) tokenArray() ([]int64, error) {
 	if !p.at('[') {
 		return nil, fmt.Errorf("tokens: want an array of integers, got %s", p.kind())
 	}
-	// Every token but the last is followed by a comma: allocate once.
+	// Every token but the last is followed by a comma: room for them all.
 	rest := p.data[p.i:]
-	tokens, n, err := keys.AppendJSONTokens(make([]int64, 0, bytes.Count(rest, []byte{','})+1), rest)
+	tokens, n, err := keys.AppendJSONTokens(p.tokens.take(bytes.Count(rest, []byte{','})+1), rest)
 	if err != nil {
 		var te *keys.TokenError
 		if errors.As(err, &te) && te.Literal != "" {
