@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/kvctl/kvctl/internal/hugepages"
 	"github.com/kvctl/kvctl/internal/ordered"
 	"github.com/kvctl/kvctl/keys"
 )
@@ -113,6 +114,9 @@ type lineSplitter struct {
 	carry []byte // the start of a line the last batch did not finish
 	err   error
 	free  chan []byte // read buffers the workers are done with
+	// slab is where new read buffers come from: allocations on huge
+	// pages, each read into soon after it is made.
+	slab hugepages.Slab[byte]
 }
 
 // buffer returns an empty read buffer with room for at least n bytes.
@@ -124,7 +128,7 @@ func (s *lineSplitter) buffer(n int) []byte {
 		}
 	default:
 	}
-	return make([]byte, 0, max(readBlock, 2*n))
+	return s.slab.Take(max(readBlock, 2*n))
 }
 
 // recycle offers a parsed batch's buffer for the next reads. The buffer

@@ -2,7 +2,6 @@ package workload
 
 import (
 	"sync"
-	"unsafe"
 
 	"github.com/kvctl/kvctl/internal/hugepages"
 )
@@ -14,8 +13,8 @@ import (
 // memory, whose first writes fault its pages in one at a time (on the
 // 2-core development machine those faults were a fifth of `kvctl keys
 // --requests`'s time: docs/benchmarks.md, "Token arrays reused"). New
-// arrays are carved from slabs advised onto huge pages
-// (hugepages.Advise), so even the first requests fault in few pages.
+// arrays are carved from allocations advised onto huge pages
+// (hugepages.Slab), so even the first requests fault in few pages.
 //
 // Its methods may be called from any goroutine. The zero value is not
 // usable: NewTokenBuffers makes one.
@@ -23,14 +22,10 @@ type TokenBuffers struct {
 	mu   sync.Mutex
 	free [][]int64 // arrays given back, the latest last
 	kept int       // the tokens of free's arrays
-	slab []int64   // the unused rest of the current slab
+	slab hugepages.Slab[int64]
 }
 
 const (
-	// slabTokens is the size of a slab, in tokens (8 MiB): a few huge
-	// pages, and room for the arrays of a few hundred requests of some
-	// thousand tokens.
-	slabTokens = 1 << 20
 	// keepTokens bounds the tokens of the arrays kept for reuse (64 MiB):
 	// a requests file's arrays in flight at once, parsed ahead of the
 	// requests being hashed, take far less; an array given back beyond it
@@ -75,17 +70,5 @@ func (t *TokenBuffers) take(n int) []int64 {
 			return b
 		}
 	}
-	return t.carve(n)
-}
-
-// carve cuts an array of n tokens from the current slab, starting a new
-// slab when it has no room; the caller holds t.mu.
-func (t *TokenBuffers) carve(n int) []int64 {
-	if len(t.slab) < n {
-		t.slab = make([]int64, max(n, slabTokens))
-		hugepages.Advise(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(t.slab))), 8*len(t.slab)))
-	}
-	b := t.slab[:0:n]
-	t.slab = t.slab[n:]
-	return b
+	return t.slab.Take(n)
 }

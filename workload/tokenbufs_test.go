@@ -70,7 +70,7 @@ func TestTokenBuffersKeepABoundedAmount(t *testing.T) {
 }
 
 // An array too small for the next request is not reused for it; new
-// arrays come from slabs advised onto huge pages.
+// arrays come from allocations advised onto huge pages.
 func TestTokenBuffersNewArraysFromHugePageSlabs(t *testing.T) {
 	bufs := NewTokenBuffers()
 	bufs.Give(make([]int64, 0, 4))
@@ -81,7 +81,7 @@ func TestTokenBuffersNewArraysFromHugePageSlabs(t *testing.T) {
 	if hugepages.Mode() != "madvise" {
 		t.Skipf("transparent huge pages: %q", hugepages.Mode())
 	}
-	slab := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(got))), 8*slabTokens)
+	slab := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(got))), 4*hugepages.Size)
 	ok, err := hugepages.Eligible(slab[hugepages.Size*2:])
 	if err != nil {
 		t.Skip(err)

@@ -12,6 +12,8 @@
 // where the memory is used whole anyway.
 package hugepages
 
+import "unsafe"
+
 // Size is the size of a transparent huge page on the platforms kvctl
 // advises (x86-64 and arm64 with 4 KiB base pages).
 const Size = 2 << 20
@@ -31,3 +33,44 @@ func Mode() string { return mode() }
 // pages (the THPeligible line of /proc/self/smaps), and false with an
 // error where that cannot be read.
 func Eligible(p []byte) (bool, error) { return eligible(p) }
+
+// Slab carves arrays of T out of large allocations whose whole huge pages
+// are advised (Advise), so that arrays made one after another for memory
+// written soon after (read buffers, parsed tokens) fault in 2 MiB at a
+// time. An allocation is garbage once none of its arrays is referenced.
+// A Slab is not safe for concurrent use; its zero value carves from
+// allocations of 8 MiB.
+type Slab[T any] struct {
+	rest []T // the unused rest of the current allocation
+}
+
+// slabBytes is the size of a Slab's allocations: four huge pages, of which
+// at least three are whole wherever the allocation starts.
+const slabBytes = 4 * Size
+
+// Take returns an empty array with room for n values of T, carved from
+// the current allocation, or from a new one when it has no room (an
+// array larger than an allocation gets an allocation of its own).
+func (s *Slab[T]) Take(n int) []T {
+	if len(s.rest) < n {
+		s.rest = alignedSlab[T](n)
+	}
+	b := s.rest[:0:n]
+	s.rest = s.rest[n:]
+	return b
+}
+
+// alignedSlab returns a new allocation of at least n values of T, and of
+// slabBytes at least, that starts on a huge page boundary and is advised:
+// it is allocated a huge page larger and the values before the boundary
+// are left unused, never written, so they cost no memory.
+func alignedSlab[T any](n int) []T {
+	var zero T
+	size := max(1, int(unsafe.Sizeof(zero)))
+	n = max(n, slabBytes/size)
+	mem := make([]T, n+Size/size)
+	skip := (Size - int(uintptr(unsafe.Pointer(unsafe.SliceData(mem))))%Size) % Size / size
+	mem = mem[skip : skip+n : skip+n]
+	Advise(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(mem))), n*size))
+	return mem
+}
