@@ -108,6 +108,17 @@ func (c *Chain) Grow(blocks int) {
 	}
 }
 
+// blocksAfter is how many blocks extending the chain by n tokens
+// completes: its pending tokens and the n new ones, a block's T tokens
+// each with the L of lookahead after the last.
+func (c *Chain) blocksAfter(n int) int {
+	stream, window := c.fill/8+n, c.perBlock+c.lookahead
+	if stream < window {
+		return 0
+	}
+	return (stream-window)/c.perBlock + 1
+}
+
 // Seed returns the hash the chain starts from.
 func (c *Chain) Seed() Hash { return c.seed }
 

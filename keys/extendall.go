@@ -45,6 +45,7 @@ type laneJob struct {
 }
 
 func newLaneJob(c *Chain, tokens []int64) laneJob {
+	blocks := c.blocksAfter(len(tokens))
 	c.numTokens += len(tokens)
 	stream := tokens
 	if c.fill > 0 {
@@ -53,11 +54,6 @@ func newLaneJob(c *Chain, tokens []int64) laneJob {
 			stream = append(stream, int64(binary.LittleEndian.Uint64(c.win[off:])))
 		}
 		stream = append(stream, tokens...)
-	}
-	W := c.perBlock + c.lookahead
-	blocks := 0
-	if len(stream) >= W {
-		blocks = (len(stream)-W)/c.perBlock + 1
 	}
 	c.hashes = slices.Grow(c.hashes, blocks)
 	return laneJob{c: c, stream: stream, blocks: blocks}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"sync"
 
+	"github.com/kvctl/kvctl/internal/hugepages"
 	"github.com/kvctl/kvctl/internal/ordered"
 )
 
@@ -56,7 +58,24 @@ const requestWindow = 64
 // or emitted and yield returns ctx.Err(). No goroutine outlives the call.
 func HashRequests[R any](ctx context.Context, s Settings, workers int, source func(yield func(Request) error) error,
 	each func(Request, *Chain) R, emit func(R) error) error {
-	return hashStream(ctx, s, workers, source, func(b *hashBatch[R]) { b.hash(s, each) }, emit)
+	var hashes hashSlab
+	return hashStream(ctx, s, workers, source, func(b *hashBatch[R]) { b.hash(s, &hashes, each) }, emit)
+}
+
+// hashSlab is where a stream's chains get room for their hashes: carved
+// from allocations on huge pages, one take per batch, so that the
+// hashes of a long stream neither fault in fresh memory a 4 KiB page at
+// a time nor have it zeroed first.
+type hashSlab struct {
+	mu   sync.Mutex
+	slab hugepages.Slab[Hash]
+}
+
+// take returns room for n hashes.
+func (h *hashSlab) take(n int) []Hash {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.slab.Take(n)
 }
 
 // HashEngineRequests is HashRequests for an engine other than
@@ -139,10 +158,12 @@ type hashBatch[R any] struct {
 	err   error // why reqs[len(out)] has no result
 }
 
-// hash hashes the batch's requests and builds their results.
-func (b *hashBatch[R]) hash(s Settings, each func(Request, *Chain) R) {
+// hash hashes the batch's requests and builds their results; the chains'
+// hashes go in room taken from slab.
+func (b *hashBatch[R]) hash(s Settings, slab *hashSlab, each func(Request, *Chain) R) {
 	chains := make([]*Chain, 0, len(b.reqs))
 	tokens := make([][]int64, 0, len(b.reqs))
+	blocks := 0
 	for i, req := range b.reqs {
 		c, err := s.NewChain(req.Scope)
 		if err != nil {
@@ -150,6 +171,12 @@ func (b *hashBatch[R]) hash(s Settings, each func(Request, *Chain) R) {
 			break
 		}
 		chains, tokens = append(chains, c), append(tokens, req.Tokens)
+		blocks += c.blocksAfter(len(req.Tokens))
+	}
+	room := slab.take(blocks)[:blocks]
+	for i, c := range chains {
+		n := c.blocksAfter(len(tokens[i]))
+		c.hashes, room = room[:0:n], room[n:]
 	}
 	ExtendAll(chains, tokens)
 	b.out = make([]R, len(chains))
