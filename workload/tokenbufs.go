@@ -12,9 +12,10 @@ import (
 // parsed into the same memory again and again instead of into fresh
 // memory, whose first writes fault its pages in one at a time (on the
 // 2-core development machine those faults were a fifth of `kvctl keys
-// --requests`'s time: docs/benchmarks.md, "Token arrays reused"). New
-// arrays are carved from allocations advised onto huge pages
-// (hugepages.Slab), so even the first requests fault in few pages.
+// --requests`'s time: docs/benchmarks.md, "Token arrays reused, memory
+// on huge pages"). New arrays are carved from allocations advised onto
+// huge pages (hugepages.Slab), so even the first requests fault in few
+// pages.
 //
 // Its methods may be called from any goroutine. The zero value is not
 // usable: NewTokenBuffers makes one.
