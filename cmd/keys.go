@@ -263,10 +263,14 @@ func requestsSource(r io.Reader, name string) func(yield func(keys.Request) erro
 // traceSource reads a trace (kvctl request lines, or a Mooncake trace
 // whose tokens are synthesised) for keys.HashRequests; a bad record is
 // workload.ErrBadInput (exit 2).
-func traceSource(src workload.Source) func(yield func(keys.Request) error) error {
+// Each request's tokens go back to the source once hashed, for the
+// requests after it (workload.TokenBuffers).
+func traceSource(src *workload.FileSource) func(yield func(keys.Request) error) error {
 	return func(yield func(keys.Request) error) error {
+		bufs := workload.NewTokenBuffers()
+		src.Tokens = bufs
 		return src.Each(func(req workload.Request) error {
-			return yield(keys.Request{ID: req.ID, Scope: req.Scope(), Tokens: req.Tokens})
+			return yield(keys.Request{ID: req.ID, Scope: req.Scope(), Tokens: req.Tokens, Release: bufs.Give})
 		})
 	}
 }

@@ -40,6 +40,10 @@ type FileSource struct {
 	// buffer, overwritten by the next request: set it when fn does not keep
 	// req.Tokens, to save an allocation per request.
 	ReuseTokens bool
+	// Tokens, when set (and ReuseTokens not), is where Each takes every
+	// request's token array: fn's caller gives each back once done with it
+	// (TokenBuffers.Give), for the requests after it.
+	Tokens *TokenBuffers
 }
 
 // Open opens a request file in the given format (FormatAuto, FormatKvctl
@@ -113,10 +117,13 @@ func (s *FileSource) Each(fn func(req Request) error) error {
 	}
 	defer f.Close()
 	if s.Format != FormatMooncake {
-		return ReadRequests(f, s.Path, func(_ int, req Request) error { return fn(req) })
+		return ReadRequestsInto(f, s.Path, s.Tokens, func(_ int, req Request) error { return fn(req) })
 	}
 	var buf []int64
 	return ReadTrace(f, s.Path, func(line int, rec TraceRecord) error {
+		if !s.ReuseTokens && s.Tokens != nil && rec.Validate() == nil { // its length checked first
+			buf = s.Tokens.take(int(rec.InputLength))
+		}
 		req, err := s.traceRequest(line, rec, buf[:0])
 		if err != nil {
 			return err

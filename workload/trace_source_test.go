@@ -73,6 +73,42 @@ func TestOpenReuseTokens(t *testing.T) {
 	}
 }
 
+// With Tokens set, every request's tokens come from the token buffers and
+// those given back are used again, for a trace and a request file alike;
+// the tokens are the same as a fresh read's.
+func TestEachTakesTokensFromBuffers(t *testing.T) {
+	requests := writeFile(t, "r.jsonl", strings.Repeat(`{"tokens":[1,2,3]}`+"\n"+`{"tokens":[4,5]}`+"\n", 50))
+	for _, path := range []string{headTrace, requests} {
+		fresh, _ := Open(path, FormatAuto)
+		want, err := Collect(fresh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, _ := Open(path, FormatAuto)
+		src.Tokens = NewTokenBuffers()
+		arrays := map[*int64]bool{}
+		i := 0
+		err = src.Each(func(req Request) error {
+			if !slices.Equal(req.Tokens, want[i].Tokens) {
+				t.Errorf("%s: request %d from token buffers differs from a fresh read", path, i)
+			}
+			arrays[&req.Tokens[0]] = true
+			src.Tokens.Give(req.Tokens)
+			i++
+			return nil
+		})
+		if err != nil || i != len(want) {
+			t.Fatalf("%s: Each = %v after %d requests, want nil after %d", path, err, i, len(want))
+		}
+		// A trace's tokens are made as each request is read: a new array
+		// only for a request longer than those kept (a request file's
+		// lines are parsed ahead, a batch at a time: TokenBuffers' tests).
+		if path == headTrace && len(arrays) > i/10 {
+			t.Errorf("%s: %d requests given back at once took %d arrays, want far fewer", path, i, len(arrays))
+		}
+	}
+}
+
 func TestOpenKvctl(t *testing.T) {
 	p := writeFile(t, "r.jsonl", "\n"+`{"id": "a", "tokens": [1, 2, 3]}`+"\n"+`{"id": "b", "tokens": [4]}`+"\n")
 	src, err := Open(p, FormatAuto)
