@@ -63,9 +63,10 @@ func HashRequests[R any](ctx context.Context, s Settings, workers int, source fu
 }
 
 // hashSlab is where a stream's chains get room for their hashes: carved
-// from allocations on huge pages, one take per batch, so that the
-// hashes of a long stream neither fault in fresh memory a 4 KiB page at
-// a time nor have it zeroed first.
+// from allocations on huge pages, one take per batch, rather than an
+// allocation of each chain's own that is zeroed and, in a long stream,
+// faults in fresh memory 4 KiB at a time (docs/benchmarks.md, "Token
+// arrays reused, memory on huge pages").
 type hashSlab struct {
 	mu   sync.Mutex
 	slab hugepages.Slab[Hash]
