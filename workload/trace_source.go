@@ -37,8 +37,9 @@ type FileSource struct {
 	// Synth synthesises the tokens of Mooncake trace requests.
 	Synth Synthesizer
 	// ReuseTokens lets Each hand every Mooncake request the same token
-	// buffer, overwritten by the next request: set it when fn does not keep
-	// req.Tokens, to save an allocation per request.
+	// buffer, overwritten by the next request, and parse a request file's
+	// lines into arrays given back once fn returns (TokenBuffers): set it
+	// when fn does not keep req.Tokens, to save an allocation per request.
 	ReuseTokens bool
 	// Tokens, when set (and ReuseTokens not), is where Each takes every
 	// request's token array: fn's caller gives each back once done with it
@@ -117,7 +118,7 @@ func (s *FileSource) Each(fn func(req Request) error) error {
 	}
 	defer f.Close()
 	if s.Format != FormatMooncake {
-		return ReadRequestsInto(f, s.Path, s.Tokens, func(_ int, req Request) error { return fn(req) })
+		return s.eachRequest(f, fn)
 	}
 	var buf []int64
 	return ReadTrace(f, s.Path, func(line int, rec TraceRecord) error {
@@ -132,6 +133,23 @@ func (s *FileSource) Each(fn func(req Request) error) error {
 			buf = req.Tokens
 		}
 		return fn(req)
+	})
+}
+
+// eachRequest is Each for a kvctl request file. With ReuseTokens each
+// request's token array is given back once fn returns, for the lines
+// parsed after it (TokenBuffers).
+func (s *FileSource) eachRequest(r io.Reader, fn func(req Request) error) error {
+	bufs := s.Tokens
+	if s.ReuseTokens && bufs == nil {
+		bufs = NewTokenBuffers()
+	}
+	return ReadRequestsInto(r, s.Path, bufs, func(_ int, req Request) error {
+		err := fn(req)
+		if s.ReuseTokens {
+			bufs.Give(req.Tokens)
+		}
+		return err
 	})
 }
 

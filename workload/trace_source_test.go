@@ -162,3 +162,35 @@ func TestEachStopsOnError(t *testing.T) {
 		t.Errorf("Each with a callback failing at 3 = %v after %d, want %v after 3", err, n, stop)
 	}
 }
+
+// ReuseTokens over a request file parses its lines into arrays given back
+// once fn returns: later batches of lines reuse them, and every request's
+// tokens are its own while fn runs.
+func TestReuseTokensOverARequestFile(t *testing.T) {
+	var in strings.Builder
+	const lines, tokens = 1500, 5000 // about 100 lines a read buffer
+	for i := range lines {
+		in.WriteString(`{"tokens":[` + strconv.Itoa(i))
+		for range tokens - 1 {
+			in.WriteString(",1")
+		}
+		in.WriteString("]}\n")
+	}
+	src := &FileSource{Path: writeFile(t, "r.jsonl", in.String()), Format: FormatKvctl, ReuseTokens: true}
+	arrays := map[*int64]bool{}
+	n := 0
+	err := src.Each(func(req Request) error {
+		if len(req.Tokens) != tokens || req.Tokens[0] != int64(n) || req.Tokens[tokens-1] != 1 {
+			t.Fatalf("request %d: %d tokens from %d", n, len(req.Tokens), req.Tokens[0])
+		}
+		arrays[&req.Tokens[0]] = true
+		n++
+		return nil
+	})
+	if err != nil || n != lines {
+		t.Fatalf("Each = %v after %d requests, want nil after %d", err, n, lines)
+	}
+	if len(arrays) > n/2 {
+		t.Errorf("%d requests took %d arrays, want far fewer", n, len(arrays))
+	}
+}
