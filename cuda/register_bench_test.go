@@ -5,6 +5,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/kvctl/kvctl/internal/hugepages"
 	"golang.org/x/sys/unix"
 )
 
@@ -59,7 +60,7 @@ func BenchmarkRegisterHost(b *testing.B) {
 // hugeAligned maps n bytes of anonymous memory starting on a 2 MiB
 // boundary (where a huge page can back it): whole is the mapping to unmap.
 func hugeAligned(b *testing.B, n int) (whole, mem []byte) {
-	const huge = 2 << 20
+	const huge = hugepages.Size
 	whole, err := unix.Mmap(-1, 0, n+huge, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
 	if err != nil {
 		b.Fatal(err)

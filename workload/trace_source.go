@@ -36,13 +36,13 @@ type FileSource struct {
 	Format string
 	// Synth synthesises the tokens of Mooncake trace requests.
 	Synth Synthesizer
-	// ReuseTokens lets Each hand every Mooncake request the same token
-	// buffer, overwritten by the next request, and parse a request file's
-	// lines into arrays given back once fn returns (TokenBuffers): set it
-	// when fn does not keep req.Tokens, to save an allocation per request.
+	// ReuseTokens lets Each give every request's token array back once fn
+	// returns, so that the requests after it are made in the same memory
+	// (TokenBuffers): set it when fn does not keep req.Tokens, to save an
+	// allocation per request.
 	ReuseTokens bool
-	// Tokens, when set (and ReuseTokens not), is where Each takes every
-	// request's token array: fn's caller gives each back once done with it
+	// Tokens, when set, is where Each takes every request's token array:
+	// without ReuseTokens, fn's caller gives each back once done with it
 	// (TokenBuffers.Give), for the requests after it.
 	Tokens *TokenBuffers
 }
@@ -110,51 +110,46 @@ func (s *FileSource) Name() string { return s.Path }
 
 // Each streams the file's requests to fn. Mooncake records become requests
 // with ID "t<line>", ArrivalMS = timestamp, OutputLength = output_length
-// and synthesised tokens.
+// and synthesised tokens. Token arrays come from s.Tokens when set; with
+// ReuseTokens each is given back once fn returns, for the requests after
+// it.
 func (s *FileSource) Each(fn func(req Request) error) error {
 	f, err := os.Open(s.Path)
 	if err != nil {
 		return fmt.Errorf("opening requests: %w", err)
 	}
 	defer f.Close()
-	if s.Format != FormatMooncake {
-		return s.eachRequest(f, fn)
-	}
-	var buf []int64
-	return ReadTrace(f, s.Path, func(line int, rec TraceRecord) error {
-		if !s.ReuseTokens && s.Tokens != nil && rec.Validate() == nil { // its length checked first
-			buf = s.Tokens.take(int(rec.InputLength))
+	bufs, each := s.Tokens, fn
+	if s.ReuseTokens {
+		if bufs == nil {
+			bufs = NewTokenBuffers()
 		}
-		req, err := s.traceRequest(line, rec, buf[:0])
+		each = func(req Request) error {
+			err := fn(req)
+			bufs.Give(req.Tokens)
+			return err
+		}
+	}
+	if s.Format != FormatMooncake {
+		return ReadRequestsInto(f, s.Path, bufs, func(_ int, req Request) error { return each(req) })
+	}
+	return ReadTrace(f, s.Path, func(line int, rec TraceRecord) error {
+		req, err := s.traceRequest(line, rec, bufs)
 		if err != nil {
 			return err
 		}
-		if s.ReuseTokens {
-			buf = req.Tokens
-		}
-		return fn(req)
+		return each(req)
 	})
 }
 
-// eachRequest is Each for a kvctl request file. With ReuseTokens each
-// request's token array is given back once fn returns, for the lines
-// parsed after it (TokenBuffers).
-func (s *FileSource) eachRequest(r io.Reader, fn func(req Request) error) error {
-	bufs := s.Tokens
-	if s.ReuseTokens && bufs == nil {
-		bufs = NewTokenBuffers()
-	}
-	return ReadRequestsInto(r, s.Path, bufs, func(_ int, req Request) error {
-		err := fn(req)
-		if s.ReuseTokens {
-			bufs.Give(req.Tokens)
-		}
-		return err
-	})
-}
-
-func (s *FileSource) traceRequest(line int, rec TraceRecord, buf []int64) (Request, error) {
-	tokens, err := s.Synth.AppendTokens(buf, rec)
+// traceRequest is the request of a Mooncake record, its tokens
+// synthesised into an array from bufs (nil: a new one). The array has
+// room for the tokens its hash ids can spell at most, so a record whose
+// length the hash ids do not bear out asks for no more than its line
+// holds; AppendTokens refuses it.
+func (s *FileSource) traceRequest(line int, rec TraceRecord, bufs *TokenBuffers) (Request, error) {
+	room := max(0, min(rec.InputLength, int64(len(rec.HashIDs))*TraceBlockTokens))
+	tokens, err := s.Synth.AppendTokens(bufs.take(int(room)), rec)
 	if err != nil {
 		return Request{}, badInput(fmt.Errorf("reading trace %q: line %d: %w", s.Path, line, err))
 	}

@@ -69,8 +69,12 @@ func alignedSlab[T any](n int) []T {
 	size := max(1, int(unsafe.Sizeof(zero)))
 	n = max(n, slabBytes/size)
 	mem := make([]T, n+Size/size)
-	skip := (Size - int(uintptr(unsafe.Pointer(unsafe.SliceData(mem))))%Size) % Size / size
+	skip := toBoundary(unsafe.Pointer(unsafe.SliceData(mem))) / size
 	mem = mem[skip : skip+n : skip+n]
 	Advise(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(mem))), n*size))
 	return mem
 }
+
+// toBoundary is how many bytes from p to the next huge page boundary (0
+// when p is on one).
+func toBoundary(p unsafe.Pointer) int { return (Size - int(uintptr(p))%Size) % Size }

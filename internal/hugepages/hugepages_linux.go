@@ -11,7 +11,7 @@ import (
 )
 
 func advise(mem []byte) {
-	skip := (Size - int(uintptr(unsafe.Pointer(unsafe.SliceData(mem))))%Size) % Size
+	skip := toBoundary(unsafe.Pointer(unsafe.SliceData(mem)))
 	if skip < len(mem) {
 		_ = unix.Madvise(mem[skip:len(mem)-(len(mem)-skip)%Size], unix.MADV_HUGEPAGE)
 	}
