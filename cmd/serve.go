@@ -7,6 +7,7 @@ import (
 	"net/url"
 
 	"github.com/kvctl/kvctl/engine"
+	"github.com/kvctl/kvctl/internal/hugepages"
 	"github.com/kvctl/kvctl/keys"
 	"github.com/kvctl/kvctl/pool"
 	"github.com/kvctl/kvctl/report"
@@ -154,6 +155,10 @@ $ kvctl serve --single-rank --disagg ctx=2,gen=1 --addr 127.0.0.1:8000`,
 }
 
 func runServe(ctx context.Context, ios *IOStreams, g *globalOptions, o *serveOptions, cfg engine.Config, src workload.Source) error {
+	// the heap on huge pages before the pool is attached, so that its index,
+	// sized for the trace, lies there too (engine.HoldMemory, in the run,
+	// would come after it)
+	hugepages.AdviseHeap(cfg.MemoryLimit)
 	total, err := o.attachPool(ctx, ios, &cfg, src)
 	if err != nil {
 		return err

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime/debug"
 	"time"
 
 	"github.com/kvctl/kvctl/workload"
@@ -80,9 +79,7 @@ func runDisagg(ctx context.Context, cfg Config, src workload.Source, progress fu
 		return Report{}, err
 	}
 	if cfg.MemoryLimit > 0 {
-		limit := memoryLimit(cfg.MemoryLimit, keptBytes(ctx, cfg.Pool, d.ctx.c, d.gen.c))
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(limit))
-		defer debug.SetGCPercent(debug.SetGCPercent(-1))
+		defer HoldMemory(memoryLimit(cfg.MemoryLimit, keptBytes(ctx, cfg.Pool, d.ctx.c, d.gen.c)))()
 	}
 	in := newArrivals(src, cfg.Concurrency, d.ctx.c.owners[0].cfg.Keys)
 	err = d.loop(ctx, in, progress)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"time"
 
 	"github.com/kvctl/kvctl/connector"
@@ -41,9 +40,7 @@ func Run(ctx context.Context, cfg Config, src workload.Source, progress func(Pro
 		return Report{}, err
 	}
 	if cfg.MemoryLimit > 0 {
-		limit := memoryLimit(cfg.MemoryLimit, keptBytes(ctx, cfg.Pool, c))
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(limit))
-		defer debug.SetGCPercent(debug.SetGCPercent(-1))
+		defer HoldMemory(memoryLimit(cfg.MemoryLimit, keptBytes(ctx, cfg.Pool, c)))()
 	}
 	in := newArrivals(src, cfg.Concurrency, c.owners[0].cfg.Keys)
 	for _, e := range c.owners {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"runtime/debug"
 	"sync"
 
 	"github.com/kvctl/kvctl/engine"
@@ -71,8 +70,7 @@ func Sweep(ctx context.Context, opts Options, capacities []int64) ([]Run, error)
 	scale := NewScale(opts.Config.Keys.Layout)
 	n := Parallelism(opts, scale, capacities)
 	if limit := opts.Config.MemoryLimit; limit > 0 {
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(limit * int64(n)))
-		defer debug.SetGCPercent(debug.SetGCPercent(-1))
+		defer engine.HoldMemory(limit * int64(n))()
 	}
 	runs := make([]Run, len(capacities))
 	errs := make([]error, len(capacities))

@@ -1,0 +1,38 @@
+package hugepages
+
+import (
+	"runtime"
+	"sync"
+)
+
+// heapOnce makes AdviseHeap grow the heap once a process.
+var heapOnce sync.Once
+
+// AdviseHeap has the Go heap's next n bytes backed by huge pages as they
+// are first written, where the system leaves that to madvise (Mode).
+// The runtime maps the heap without advice, so every object, index
+// table and slab the heap hands out faults in 4 KiB at a time; on the
+// paravirtualised 2-core development machine those faults, and the
+// misses of the translation buffer over a large index, cost the
+// whole-trace replay a quarter of its CPU (docs/benchmarks.md, "The heap
+// on huge pages").
+//
+// AdviseHeap grows the heap by n bytes at once: it allocates them in one
+// piece, which the runtime maps as fresh memory, advises them (Advise),
+// drops them and collects (runtime.GC). They are then free memory of the
+// heap, mapped and never written, so they cost nothing until used, and the
+// advice stays with the mapping. The runtime's page allocator hands out
+// the lowest free pages first (runtime/mpagealloc.go, pageAlloc.find),
+// so the allocations that follow fill the advised memory from its start
+// before the heap grows again; the scavenger's MADV_DONTNEED of free
+// pages keeps the advice too. Only a process's first call grows the heap;
+// later calls, and calls under any other setting than madvise, do nothing.
+func AdviseHeap(n int64) {
+	if n < Size || Mode() != "madvise" {
+		return
+	}
+	heapOnce.Do(func() {
+		Advise(make([]byte, n))
+		runtime.GC()
+	})
+}
