@@ -49,7 +49,8 @@ func newIndex(capacity, keys int64) *xsync.Map[string, *object] {
 // lookup finds key's object, published or not; the caller holds s.mu.
 func (s *Store) lookup(key string) *object {
 	var buf [packedLen]byte
-	o, _ := s.index.Load(s.keys.lookupKey(key, &buf))
+	var memo prefixMemo
+	o, _ := s.index.Load(s.keys.lookupKey(key, &buf, &memo))
 	return o
 }
 

@@ -47,7 +47,7 @@ func TestKeyPackRoundTrip(t *testing.T) {
 			t.Errorf("key(storeKey(%q)) = %q, want %q", tc.key, got, tc.key)
 		}
 		var buf [packedLen]byte
-		if got := p.lookupKey(tc.key, &buf); got != ikey {
+		if got := p.lookupKey(tc.key, &buf, &prefixMemo{}); got != ikey {
 			t.Errorf("lookupKey(%q) = %q, want storeKey's %q", tc.key, got, ikey)
 		}
 		if other, ok := seen[ikey]; ok {
@@ -57,13 +57,40 @@ func TestKeyPackRoundTrip(t *testing.T) {
 	}
 }
 
+// One call's keys of several prefixes, in any order, pack as each would
+// alone: the call's memo of its last prefix never lends a key another's
+// number.
+func TestKeyPackMemoFollowsPrefixes(t *testing.T) {
+	var p keyPacker
+	keys := []string{"a@" + testHash, "b@" + testHash, "a@" + testHash, "ab@" + testHash, "a@" + testHash, "unknown@" + testHash}
+	want := make([]string, len(keys))
+	for i, k := range keys[:len(keys)-1] {
+		slab := newKeySlab(1)
+		want[i] = p.storeKey(k, &slab)
+	}
+	want[len(keys)-1] = keys[len(keys)-1] // never put: not numbered
+	var memo prefixMemo
+	for i, k := range keys {
+		var buf [packedLen]byte
+		if got := p.lookupKey(k, &buf, &memo); got != want[i] {
+			t.Errorf("key %d (%q) with the call's memo: %q, want %q", i, k, got, want[i])
+		}
+	}
+	slab := newKeySlab(len(keys))
+	for i, k := range keys[:len(keys)-1] {
+		if got := p.storeKey(k, &slab); got != want[i] {
+			t.Errorf("key %d (%q) stored in one run: %q, want %q", i, k, got, want[i])
+		}
+	}
+}
+
 // A lookup of an unknown prefix numbers nothing; once the table is full,
 // keys of new prefixes stay as they are, for their puts and lookups alike.
 func TestKeyPackTableFull(t *testing.T) {
 	var p keyPacker
 	var buf [packedLen]byte
 	unknown := "new@" + testHash
-	if got := p.lookupKey(unknown, &buf); got != unknown {
+	if got := p.lookupKey(unknown, &buf, &prefixMemo{}); got != unknown {
 		t.Errorf("lookupKey(%q) on an empty table = %q, want the key", unknown, got)
 	}
 	if tab := p.table.Load(); tab != nil {
@@ -78,11 +105,11 @@ func TestKeyPackTableFull(t *testing.T) {
 	if got := p.storeKey(unknown, &slab); got != unknown {
 		t.Errorf("storeKey(%q) on a full table = %q, want the key", unknown, got)
 	}
-	if got := p.lookupKey(unknown, &buf); got != unknown {
+	if got := p.lookupKey(unknown, &buf, &prefixMemo{}); got != unknown {
 		t.Errorf("lookupKey(%q) on a full table = %q, want the key", unknown, got)
 	}
 	known := "p7@" + testHash
-	if got := p.lookupKey(known, &buf); len(got) != packedLen {
+	if got := p.lookupKey(known, &buf, &prefixMemo{}); len(got) != packedLen {
 		t.Errorf("lookupKey(%q) on a full table = %q, want it packed", known, got)
 	}
 }
@@ -134,8 +161,12 @@ func FuzzKeyPack(f *testing.F) {
 			t.Fatalf("key(storeKey(%q)) = %q, want the key", a, got)
 		}
 		var buf [packedLen]byte
-		if got := p.lookupKey(b, &buf); got != ib {
-			t.Fatalf("lookupKey(%q) = %q, want storeKey's %q", b, got, ib)
+		var memo prefixMemo // one call's lookups of a, then b
+		if got := p.lookupKey(a, &buf, &memo); got != ia {
+			t.Fatalf("lookupKey(%q) = %q, want storeKey's %q", a, got, ia)
+		}
+		if got := p.lookupKey(b, &buf, &memo); got != ib {
+			t.Fatalf("lookupKey(%q) after %q = %q, want storeKey's %q", b, a, got, ib)
 		}
 	})
 }

@@ -14,6 +14,7 @@ type keySlab struct {
 	packed, plain []byte
 	left          int          // the run's keys not yet stored
 	from          *slabs[byte] // where the memory comes from; nil: its own allocations
+	memo          prefixMemo   // the run's last prefix
 }
 
 // newKeySlab is a slab for a run of n keys.
@@ -44,7 +45,7 @@ func (p *keyPacker) storeKey(key string, slab *keySlab) string {
 	var buf [packedLen]byte
 	var b []byte
 	switch {
-	case p.pack(&buf, key, true):
+	case p.pack(&buf, key, true, &slab.memo):
 		b = slab.take(&slab.packed, packedLen)
 		copy(b, buf[:])
 	case len(key) > 0 && key[0] == 0:

@@ -30,8 +30,9 @@ func (s *Store) lookupAllPublished(keys []string, objs []*object) {
 func (s *Store) lookupRunPublished(keys []string, objs []*object) {
 	var bufs [lookupRun][packedLen]byte
 	var ikeys [lookupRun]string
+	var memo prefixMemo
 	for i, k := range keys {
-		ikeys[i] = s.keys.lookupKey(k, &bufs[i])
+		ikeys[i] = s.keys.lookupKey(k, &bufs[i], &memo)
 	}
 	for i := range keys {
 		objs[i], _ = s.index.Load(ikeys[i])
