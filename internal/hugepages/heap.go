@@ -1,7 +1,10 @@
 package hugepages
 
 import (
+	"os"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -26,13 +29,31 @@ var heapOnce sync.Once
 // so the allocations that follow fill the advised memory from its start
 // before the heap grows again; the scavenger's MADV_DONTNEED of free
 // pages keeps the advice too. Only a process's first call grows the heap;
-// later calls, and calls under any other setting than madvise, do nothing.
+// later calls, calls under any other setting than madvise, and calls in a
+// process whose GODEBUG turns huge pages off for the heap (disablethp=1,
+// which the runtime obeys with MADV_NOHUGEPAGE) do nothing.
 func AdviseHeap(n int64) {
-	if n < Size || Mode() != "madvise" {
+	if n < Size || Mode() != "madvise" || heapHugePagesOff(os.Getenv("GODEBUG")) {
 		return
 	}
 	heapOnce.Do(func() {
 		Advise(make([]byte, n))
 		runtime.GC()
 	})
+}
+
+// heapHugePagesOff reports whether godebug, a GODEBUG value, turns
+// transparent huge pages off for the Go heap, read as the runtime reads
+// it at startup (runtime/runtime1.go, parsegodebug): the last disablethp
+// setting that is a number wins, and any number but 0 turns them off.
+func heapHugePagesOff(godebug string) bool {
+	off := false
+	for kv := range strings.SplitSeq(godebug, ",") {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == "disablethp" {
+			if n, err := strconv.ParseInt(v, 10, 32); err == nil {
+				off = n != 0
+			}
+		}
+	}
+	return off
 }

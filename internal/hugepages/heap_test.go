@@ -6,25 +6,35 @@ import (
 	"testing"
 )
 
-// heapChild marks the test process that AdviseHeap may change: it grows
-// the heap once a process, and a plain allocation after it is advised.
+// heapChild marks the test process that AdviseHeap may change (it grows
+// the heap once a process, and a plain allocation after it is advised),
+// and says whether that process's next allocations should be eligible.
 const heapChild = "KVCTL_HUGEPAGES_HEAP_CHILD"
 
 // After AdviseHeap, the heap's next allocations lie in advised memory;
-// before it, a fresh allocation does not (TestAdviseMakesWholeHugePagesEligible).
-// It runs in a process of its own, whose heap it changes.
+// before it, a fresh allocation does not (TestAdviseMakesWholeHugePagesEligible);
+// with GODEBUG=disablethp=1 AdviseHeap leaves the heap alone. Each case
+// runs in a process of its own, whose heap it changes.
 func TestAdviseHeapAdvisesTheNextAllocations(t *testing.T) {
 	if m := Mode(); m != "madvise" {
 		t.Skipf("transparent huge pages: %q (the advice decides only under madvise)", m)
 	}
-	if os.Getenv(heapChild) == "" {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestAdviseHeapAdvisesTheNextAllocations$", "-test.v")
-		cmd.Env = append(os.Environ(), heapChild+"=1")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("the test's own process: %v\n%s", err, out)
-		}
+	if want := os.Getenv(heapChild); want != "" {
+		adviseHeapAndCheck(t, want == "eligible")
 		return
 	}
+	for _, c := range []struct{ godebug, want string }{{"", "eligible"}, {"disablethp=1", "plain"}} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestAdviseHeapAdvisesTheNextAllocations$", "-test.v")
+		cmd.Env = append(os.Environ(), heapChild+"="+c.want, "GODEBUG="+c.godebug)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("GODEBUG=%q, in the test's own process: %v\n%s", c.godebug, err, out)
+		}
+	}
+}
+
+// adviseHeapAndCheck grows the heap and checks that the allocations after
+// it are eligible for huge pages, or not.
+func adviseHeapAndCheck(t *testing.T, want bool) {
 	AdviseHeap(64 << 20)
 	for _, n := range []int{8 << 20, 16 << 20} {
 		mem := make([]byte, n)
@@ -32,8 +42,8 @@ func TestAdviseHeapAdvisesTheNextAllocations(t *testing.T) {
 		if err != nil {
 			t.Skip(err)
 		}
-		if !got {
-			t.Errorf("an allocation of %d bytes after AdviseHeap is not eligible for huge pages", n)
+		if got != want {
+			t.Errorf("an allocation of %d bytes after AdviseHeap: eligible for huge pages %v, want %v", n, got, want)
 		}
 	}
 }
@@ -42,5 +52,18 @@ func TestAdviseHeapAdvisesTheNextAllocations(t *testing.T) {
 func TestAdviseHeapTakesAnySize(t *testing.T) {
 	for _, n := range []int64{-1, 0, 1, Size - 1} {
 		AdviseHeap(n)
+	}
+}
+
+// GODEBUG's disablethp is read as the runtime reads it.
+func TestHeapHugePagesOff(t *testing.T) {
+	for godebug, want := range map[string]bool{
+		"": false, "disablethp=1": true, "disablethp=0": false, "disablethp=2": true,
+		"madvdontneed=1,disablethp=1": true, "disablethp=1,disablethp=0": false,
+		"disablethp=1,disablethp=x": true, "disablethp": false, "xdisablethp=1": false,
+	} {
+		if got := heapHugePagesOff(godebug); got != want {
+			t.Errorf("heapHugePagesOff(%q) = %v, want %v", godebug, got, want)
+		}
 	}
 }
