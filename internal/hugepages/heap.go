@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/kvctl/kvctl/internal/sysmem"
 )
 
 // heapOnce makes AdviseHeap grow the heap once a process.
@@ -32,7 +34,14 @@ var heapOnce sync.Once
 // later calls, calls under any other setting than madvise, and calls in a
 // process whose GODEBUG turns huge pages off for the heap (disablethp=1,
 // which the runtime obeys with MADV_NOHUGEPAGE) do nothing.
+//
+// The growth is at most a quarter of the machine's memory (heapGrowth):
+// it is address space, but the kernel charges a writable mapping to its
+// overcommit account as it is made, and refuses one larger than the
+// memory (or, in strict mode, than what is left), which would end the
+// process.
 func AdviseHeap(n int64) {
+	n = heapGrowth(n, sysmem.Total())
 	if n < Size || Mode() != "madvise" || heapHugePagesOff(os.Getenv("GODEBUG")) {
 		return
 	}
@@ -40,6 +49,15 @@ func AdviseHeap(n int64) {
 		Advise(make([]byte, n))
 		runtime.GC()
 	})
+}
+
+// heapGrowth is how much AdviseHeap grows the heap when asked for n bytes
+// on a machine of total bytes of memory (0: not known).
+func heapGrowth(n, total int64) int64 {
+	if total > 0 {
+		return min(n, total/4)
+	}
+	return n
 }
 
 // heapHugePagesOff reports whether godebug, a GODEBUG value, turns

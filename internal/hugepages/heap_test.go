@@ -67,3 +67,15 @@ func TestHeapHugePagesOff(t *testing.T) {
 		}
 	}
 }
+
+// The heap grows by what is asked, at most a quarter of a known memory.
+func TestHeapGrowth(t *testing.T) {
+	for _, c := range []struct{ n, total, want int64 }{
+		{1700 << 20, 0, 1700 << 20}, {1700 << 20, 24 << 30, 1700 << 20},
+		{100 << 30, 128 << 30, 32 << 30}, {1700 << 20, 4 << 30, 1 << 30},
+	} {
+		if got := heapGrowth(c.n, c.total); got != c.want {
+			t.Errorf("heapGrowth(%d, %d) = %d, want %d", c.n, c.total, got, c.want)
+		}
+	}
+}
