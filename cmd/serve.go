@@ -7,7 +7,6 @@ import (
 	"net/url"
 
 	"github.com/kvctl/kvctl/engine"
-	"github.com/kvctl/kvctl/internal/hugepages"
 	"github.com/kvctl/kvctl/keys"
 	"github.com/kvctl/kvctl/pool"
 	"github.com/kvctl/kvctl/report"
@@ -155,10 +154,6 @@ $ kvctl serve --single-rank --disagg ctx=2,gen=1 --addr 127.0.0.1:8000`,
 }
 
 func runServe(ctx context.Context, ios *IOStreams, g *globalOptions, o *serveOptions, cfg engine.Config, src workload.Source) error {
-	// the heap on huge pages before the pool is attached, so that its index,
-	// sized for the trace, lies there too (engine.HoldMemory, in the run,
-	// would come after it)
-	hugepages.AdviseHeap(cfg.MemoryLimit)
 	total, err := o.attachPool(ctx, ios, &cfg, src)
 	if err != nil {
 		return err
@@ -245,7 +240,7 @@ func (o *serveOptions) attachPool(ctx context.Context, ios *IOStreams, cfg *engi
 		return 0, err // a bad line is workload.ErrBadInput (exit 2); a failed read exits 1
 	}
 	cfg.OutputTokens = n.outputTokens
-	st, err := openRunPool(cfg.Clock, cfg.Keys.Layout, n.tokens, o.PoolSeed)
+	st, err := openRunPool(cfg.Clock, cfg.Keys.Layout, n.tokens, o.PoolSeed, cfg.MemoryLimit)
 	cfg.Pool = st
 	return n.requests, err
 }

@@ -140,8 +140,7 @@ type Config struct {
 	// pages, and an embedded pool's capacity) take more raises the limit to
 	// them and a quarter more. The pool's pages and index are long-lived:
 	// without a limit the collector lets the heap grow to twice them, and
-	// with GOGC on it rescans them far more often. The run also grows the
-	// heap ahead by the limit on transparent huge pages (HoldMemory). See
+	// with GOGC on it rescans them far more often (HoldMemory). See
 	// SuggestedMemoryLimit.
 	MemoryLimit int64
 	// OutputTokens, when positive, is how many output tokens the source's

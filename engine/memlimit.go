@@ -4,21 +4,15 @@ import (
 	"context"
 	"runtime/debug"
 
-	"github.com/kvctl/kvctl/internal/hugepages"
 	"github.com/kvctl/kvctl/pool"
 )
 
 // HoldMemory gives a replay the process's memory until restore is called:
 // a Go soft memory limit of limit bytes with the GOGC percentage off, so
-// that the collector runs only as the heap nears the limit, and the heap
-// grown ahead by limit bytes on transparent huge pages
-// (hugepages.AdviseHeap, once a process), where the replay's pool index,
-// objects and arenas then fault in 2 MiB at a time. restore sets the
-// limit and the percentage back; the grown heap stays, free. Run calls it
-// for Config.MemoryLimit; a caller running several replays at once calls
-// it once for them all.
+// that the collector runs only as the heap nears the limit. restore sets
+// both back. Run calls it for Config.MemoryLimit; a caller running several
+// replays at once calls it once for them all.
 func HoldMemory(limit int64) (restore func()) {
-	hugepages.AdviseHeap(limit)
 	oldLimit, oldPercent := debug.SetMemoryLimit(limit), debug.SetGCPercent(-1)
 	return func() {
 		debug.SetGCPercent(oldPercent)

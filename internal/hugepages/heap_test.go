@@ -35,7 +35,7 @@ func TestAdviseHeapAdvisesTheNextAllocations(t *testing.T) {
 // adviseHeapAndCheck grows the heap and checks that the allocations after
 // it are eligible for huge pages, or not.
 func adviseHeapAndCheck(t *testing.T, want bool) {
-	AdviseHeap(64 << 20)
+	AdviseHeap(minHeapGrowth)
 	for _, n := range []int{8 << 20, 16 << 20} {
 		mem := make([]byte, n)
 		got, err := Eligible(mem[2*Size:])
@@ -48,9 +48,9 @@ func adviseHeapAndCheck(t *testing.T, want bool) {
 	}
 }
 
-// AdviseHeap takes any size, and does nothing below a huge page.
+// AdviseHeap takes any size, and does nothing below minHeapGrowth.
 func TestAdviseHeapTakesAnySize(t *testing.T) {
-	for _, n := range []int64{-1, 0, 1, Size - 1} {
+	for _, n := range []int64{-1, 0, 1, Size - 1, minHeapGrowth - 1} {
 		AdviseHeap(n)
 	}
 }

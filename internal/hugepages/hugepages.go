@@ -12,7 +12,10 @@
 // where the memory is used whole anyway.
 package hugepages
 
-import "unsafe"
+import (
+	"runtime"
+	"unsafe"
+)
 
 // Size is the size of a transparent huge page on the platforms kvctl
 // advises (x86-64 and arm64 with 4 KiB base pages).
@@ -23,7 +26,10 @@ const Size = 2 << 20
 // mem may start and end anywhere: the parts outside whole 2 MiB pages are
 // left as they are, and so is everything where the kernel refuses or the
 // platform has no such advice.
-func Advise(mem []byte) { advise(mem) }
+func Advise(mem []byte) {
+	adviseRange(start(mem), uintptr(len(mem)))
+	runtime.KeepAlive(mem)
+}
 
 // Mode is the system's transparent huge page setting ("always",
 // "madvise" or "never"), "" where it cannot be read.
@@ -78,3 +84,6 @@ func alignedSlab[T any](n int) []T {
 // toBoundary is how many bytes from p to the next huge page boundary (0
 // when p is on one).
 func toBoundary(p unsafe.Pointer) int { return (Size - int(uintptr(p))%Size) % Size }
+
+// start is where b's memory begins.
+func start(b []byte) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(b))) }

@@ -10,10 +10,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-func advise(mem []byte) {
-	skip := toBoundary(unsafe.Pointer(unsafe.SliceData(mem)))
-	if skip < len(mem) {
-		_ = unix.Madvise(mem[skip:len(mem)-(len(mem)-skip)%Size], unix.MADV_HUGEPAGE)
+// adviseRange advises the whole huge pages inside the n bytes from addr,
+// memory the caller keeps alive.
+func adviseRange(addr, n uintptr) {
+	lo := (addr + Size - 1) &^ (Size - 1)
+	hi := (addr + n) &^ (Size - 1)
+	if lo < hi {
+		_, _, _ = unix.Syscall(unix.SYS_MADVISE, lo, hi-lo, unix.MADV_HUGEPAGE)
 	}
 }
 

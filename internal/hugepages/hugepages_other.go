@@ -4,7 +4,7 @@ package hugepages
 
 import "errors"
 
-func advise([]byte) {}
+func adviseRange(uintptr, uintptr) {}
 
 func mode() string { return "" }
 

@@ -12,11 +12,31 @@ const capacityHeadroom = 0.85
 // pool allocates its arenas as it fills, so sizing for the worst case
 // costs only what is stored.
 func CapacityFor(count int64, sizes []int64) int64 {
-	var per int64
-	for _, s := range sizes {
-		per += allocSize(s, 0)
-	}
-	c := int64(float64(count*per) / capacityHeadroom)
+	c := int64(float64(count*allocSizes(sizes)) / capacityHeadroom)
 	const mib = 1 << 20
 	return max(64*mib, (c+mib-1)/mib*mib)
+}
+
+// heapPerKey is about what a stored key costs the Go heap beside its
+// value: its object, its share of the index and its packed key (the
+// whole-trace replay's pool of 2.96M keys took 272, 138 and 63 MB for
+// them: docs/benchmarks.md, "--memprofile").
+const heapPerKey = 160
+
+// HeapFor is about the most Go heap a pool takes that holds count copies
+// of objects of each of sizes (as one sized by CapacityFor does): their
+// values, each its size rounded up to its bin, and heapPerKey for each
+// key.
+func HeapFor(count int64, sizes []int64) int64 {
+	return count * (allocSizes(sizes) + int64(len(sizes))*heapPerKey)
+}
+
+// allocSizes is the space objects of each of sizes take together, each
+// rounded up to its bin.
+func allocSizes(sizes []int64) int64 {
+	var n int64
+	for _, s := range sizes {
+		n += allocSize(s, 0)
+	}
+	return n
 }

@@ -27,3 +27,22 @@ func TestCapacityFor(t *testing.T) {
 		}
 	}
 }
+
+// HeapFor counts each value as CapacityFor does, with no headroom or floor,
+// and heapPerKey for each key.
+func TestHeapFor(t *testing.T) {
+	for _, tt := range []struct {
+		count int64
+		sizes []int64
+		want  int64
+	}{
+		{0, []int64{128}, 0},
+		{1000, []int64{128}, 1000 * (128 + heapPerKey)},
+		{1 << 20, []int64{100, 1}, 1 << 20 * (128 + 64 + 2*heapPerKey)}, // the granules of TestCapacityFor
+		{10, []int64{65 << 20}, 10 * (72<<20 + heapPerKey)},             // the 72 MiB bin
+	} {
+		if got := HeapFor(tt.count, tt.sizes); got != tt.want {
+			t.Errorf("HeapFor(%d, %v) = %d, want %d", tt.count, tt.sizes, got, tt.want)
+		}
+	}
+}
