@@ -75,15 +75,24 @@ func alignedSlab[T any](n int) []T {
 	size := max(1, int(unsafe.Sizeof(zero)))
 	n = max(n, slabBytes/size)
 	mem := make([]T, n+Size/size)
-	skip := toBoundary(unsafe.Pointer(unsafe.SliceData(mem))) / size
+	skip := toBoundary(uintptr(unsafe.Pointer(unsafe.SliceData(mem)))) / size
 	mem = mem[skip : skip+n : skip+n]
 	Advise(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(mem))), n*size))
 	return mem
 }
 
-// toBoundary is how many bytes from p to the next huge page boundary (0
-// when p is on one).
-func toBoundary(p unsafe.Pointer) int { return (Size - int(uintptr(p))%Size) % Size }
+// toBoundary is how many bytes from addr to the next huge page boundary
+// (0 when addr is on one).
+func toBoundary(addr uintptr) int { return (Size - int(addr%Size)) % Size }
+
+// adviseRange advises the whole huge pages inside the n bytes from addr,
+// memory the caller keeps alive.
+func adviseRange(addr, n uintptr) {
+	skip := uintptr(toBoundary(addr))
+	if skip < n && n-skip >= Size {
+		madviseHuge(addr+skip, (n-skip)&^(Size-1))
+	}
+}
 
 // start is where b's memory begins.
 func start(b []byte) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(b))) }

@@ -10,14 +10,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// adviseRange advises the whole huge pages inside the n bytes from addr,
-// memory the caller keeps alive.
-func adviseRange(addr, n uintptr) {
-	lo := (addr + Size - 1) &^ (Size - 1)
-	hi := (addr + n) &^ (Size - 1)
-	if lo < hi {
-		_, _, _ = unix.Syscall(unix.SYS_MADVISE, lo, hi-lo, unix.MADV_HUGEPAGE)
-	}
+// madviseHuge asks for the n bytes from addr, whole huge pages, to be
+// backed by huge pages; a refusal leaves them as they are.
+func madviseHuge(addr, n uintptr) {
+	_, _, _ = unix.Syscall(unix.SYS_MADVISE, addr, n, unix.MADV_HUGEPAGE)
 }
 
 func mode() string {

@@ -4,7 +4,7 @@ package hugepages
 
 import "errors"
 
-func adviseRange(uintptr, uintptr) {}
+func madviseHuge(uintptr, uintptr) {}
 
 func mode() string { return "" }
 
