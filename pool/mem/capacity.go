@@ -18,10 +18,10 @@ func CapacityFor(count int64, sizes []int64) int64 {
 }
 
 // heapPerKey is about what a stored key costs the Go heap beside its
-// value: its object, its share of the index and its packed key (the
-// whole-trace replay's pool of 2.96M keys took 272, 138 and 63 MB for
-// them: docs/benchmarks.md, "--memprofile").
-const heapPerKey = 160
+// value: its object, its share of the index's table and its packed key
+// (the whole-trace replay's pool of 2.96M keys allocated 258, 32 and 47
+// MiB for them: docs/benchmarks.md, "The index's own table").
+const heapPerKey = 120
 
 // HeapFor is about the most Go heap a pool takes that holds count copies
 // of objects of each of sizes (as one sized by CapacityFor does): their

@@ -56,15 +56,16 @@
 //
 // # Concurrency
 //
-// The index is a concurrent hash map (github.com/puzpuzpuz/xsync/v4) that
-// lookups read without a lock and that a put's claim of a key changes by
-// locking one bucket, and each segment's allocator has its own lock, so
-// that Put, Reserve, Commit, Abort and the reads of different goroutines
-// run in parallel; they share the store's structure lock, which Remove,
-// the eviction step, Stat, List, Snapshot and Close take alone. A batch
-// call probes the index in phases (every key packed, then every key
-// probed, then every object checked), so that the probes' cache misses
-// overlap (lookupall.go).
+// The index is a hash table whose chains run through the objects
+// themselves (keyindex.go): lookups read it without a lock, a put's claim
+// of a key locks one stripe of its heads, and each segment's allocator
+// has its own lock, so that Put, Reserve, Commit, Abort and the reads of
+// different goroutines run in parallel; they share the store's structure
+// lock, which Remove, the eviction step, Stat, List, Snapshot, Close and
+// the index's growth take alone. A batch call probes the index in phases
+// (every key packed, then every head, every chain's first object and its
+// key prefetched in turn, then every chain walked and every object
+// checked), so that the probes' cache misses overlap (lookupall.go).
 //
 // # Keys
 //

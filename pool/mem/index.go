@@ -1,10 +1,8 @@
 package mem
 
-import "github.com/puzpuzpuz/xsync/v4"
-
-// Locking. The index is one xsync.Map from key to object, published or
-// not: its lookups take no lock and its changes lock one bucket of its
-// table. Store.mu is the structure lock:
+// Locking. The index is one table from key to object, published or not
+// (keyindex.go): its lookups take no lock and its changes lock one stripe
+// of its table. Store.mu is the structure lock:
 //
 //   - The per-key calls (Put, Reserve, Reservation.Commit and Abort, View,
 //     ViewBatch, Get, Exist, ExistLeasing, Sizes) hold it shared for their
@@ -15,20 +13,20 @@ import "github.com/puzpuzpuz/xsync/v4"
 //     published by storing its atomic published flag after its other
 //     fields.
 //   - The whole-store operations (Remove, the eviction step, Stat, List,
-//     Snapshot, Close, and load, which runs before the store is shared)
-//     hold it exclusively, which keeps every per-key call out, so nothing
-//     changes the index while they read it, and they delete published
-//     objects from it with no call racing them.
+//     Snapshot, Close, the index's growth, and load, which runs before the
+//     store is shared) hold it exclusively, which keeps every per-key call
+//     out, so nothing changes the index while they read it, and they
+//     delete published objects from it with no call racing them.
 //   - Releasing a view or a Get takes only a segment lock, to free an
 //     object that was removed while it was being read.
 //
 // The order is Store.mu, then a segment's mu, then Store.groupsMu; no
-// goroutine holds two segment locks. The index's bucket locks are held
+// goroutine holds two segment locks. The index's stripe locks are held
 // only inside its calls.
 
 // The index is sized at open for Options.IndexKeys keys when set, else for
 // one key per indexBytesPerKey of capacity, at most maxIndexPresize keys
-// (about 2 MiB of table). It grows past that as keys arrive and never
+// (512 KiB of table). It grows past that as keys arrive and never
 // shrinks, so that removals and eviction do not make it resize again and
 // again.
 const (
@@ -38,20 +36,31 @@ const (
 
 // newIndex makes the index of a store of capacity bytes that expects
 // keys keys (0: not known).
-func newIndex(capacity, keys int64) *xsync.Map[string, *object] {
-	hint := int(min(capacity/indexBytesPerKey, maxIndexPresize))
-	if keys > 0 {
-		hint = int(keys)
+func newIndex(capacity, keys int64) *keyIndex {
+	if keys <= 0 {
+		keys = min(capacity/indexBytesPerKey, maxIndexPresize)
 	}
-	return xsync.NewMap[string, *object](xsync.WithPresize(hint), xsync.WithGrowOnly())
+	return newKeyIndex(keys)
+}
+
+// tendIndex grows the index and clears its retired objects' links, if
+// need be, before a call claims up to n keys (keyIndex.tend). It takes
+// s.mu exclusively: the calls that claim keys call it holding no lock,
+// before they take s.mu shared.
+func (s *Store) tendIndex(n int) {
+	if !s.index.needsTending(n) {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.index.tend(n)
 }
 
 // lookup finds key's object, published or not; the caller holds s.mu.
 func (s *Store) lookup(key string) *object {
 	var buf [packedLen]byte
 	var memo prefixMemo
-	o, _ := s.index.Load(s.keys.lookupKey(key, &buf, &memo))
-	return o
+	return s.index.load(s.keys.lookupKey(key, &buf, &memo))
 }
 
 // lookupPublished finds key's object if it is published; the caller holds
@@ -67,27 +76,24 @@ func (s *Store) lookupPublished(key string) *object {
 // there already (published, being put, or claimed earlier in this call),
 // and reports whether it did; the caller holds s.mu shared.
 func (s *Store) claim(o *object) bool {
-	_, loaded := s.index.LoadOrStore(o.key, o)
-	return !loaded
+	return s.index.insert(o)
 }
 
 // unindex takes o out of the index if its key still maps to o; the caller
-// holds s.mu, shared or exclusively.
+// holds s.mu shared, so lookups may be walking past o (keyIndex.remove).
 func (s *Store) unindex(o *object) {
-	s.index.Compute(o.key, func(cur *object, loaded bool) (*object, xsync.ComputeOp) {
-		if loaded && cur == o {
-			return nil, xsync.DeleteOp
-		}
-		return cur, xsync.CancelOp
-	})
+	s.index.remove(o)
+}
+
+// unindexAlone is unindex for a caller that holds s.mu exclusively, which
+// keeps every lookup out (keyIndex.drop).
+func (s *Store) unindexAlone(o *object) {
+	s.index.drop(o)
 }
 
 // forEachObject calls fn for every object in the index, published or not;
 // the caller holds s.mu exclusively, so that the index does not change
 // meanwhile, and fn must not change it.
 func (s *Store) forEachObject(fn func(o *object)) {
-	s.index.RangeRelaxed(func(_ string, o *object) bool {
-		fn(o)
-		return true
-	})
+	s.index.each(fn)
 }

@@ -219,7 +219,7 @@ func TestIndexKeys(t *testing.T) {
 		keys        int64
 		wantAtLeast int // keys the root table holds below its load factor
 	}{
-		{0, 0},
+		{0, 64}, // a key per MiB of capacity
 		{100_000, 100_000},
 		{3_000_000, 3_000_000},
 	}
@@ -228,9 +228,9 @@ func TestIndexKeys(t *testing.T) {
 		if err != nil {
 			t.Fatalf("New(IndexKeys %d) = %v", tt.keys, err)
 		}
-		// xsync's buckets hold 5 entries each and grow above 3/4 full.
-		if got := s.index.Stats().RootBuckets * 5 * 3 / 4; got < tt.wantAtLeast || got > 2*tt.wantAtLeast+1000 {
-			t.Errorf("New(IndexKeys %d): index holds %d keys without growing, want %d to %d", tt.keys, got, tt.wantAtLeast, 2*tt.wantAtLeast+1000)
+		// The table grows above maxIndexLoad keys a head.
+		if got := len(s.index.heads) * maxIndexLoad; got < tt.wantAtLeast || got > max(2*tt.wantAtLeast, minIndexHeads) {
+			t.Errorf("New(IndexKeys %d): index holds %d keys without growing, want %d to %d", tt.keys, got, tt.wantAtLeast, max(2*tt.wantAtLeast, minIndexHeads))
 		}
 		s.Close()
 	}

@@ -6,11 +6,15 @@ package mem
 // window and each miss is waited for alone. A batch is therefore looked up
 // lookupRun keys at a time in phases, each a short loop of independent
 // steps: every key is packed (no memory waits), then every packed key is
-// probed, then every object found is checked for being published, so that
-// several probes' misses are in flight at once. In the whole-trace replay
-// this halves the time spent in the index's lookups; keys looked up in the
-// order they were put, as a transfer's pages are, gain nothing from it
-// (BenchmarkLookupGiB).
+// probed (keyIndex.loadRun: every head, then every chain's first object,
+// then its key, each prefetched before the next phase reads it), then every
+// object found is checked for being published, so that the probes' misses
+// are in flight at once. In the whole-trace replay, with a general
+// concurrent map whose probes could not be split, this halved the time
+// spent in the index's lookups; the table's own phases took about a tenth
+// more off there, and keys looked up in the order they were put, which
+// the map's probes did not overlap, from 100 to 40 ns each
+// (BenchmarkLookupGiB; docs/benchmarks.md, "The index's own table").
 
 // lookupRun is how many keys a phase covers: enough to keep the misses of
 // a processor's window in flight, small enough for the packed keys to
@@ -34,9 +38,7 @@ func (s *Store) lookupRunPublished(keys []string, objs []*object) {
 	for i, k := range keys {
 		ikeys[i] = s.keys.lookupKey(k, &bufs[i], &memo)
 	}
-	for i := range keys {
-		objs[i], _ = s.index.Load(ikeys[i])
-	}
+	s.index.loadRun(ikeys[:len(keys)], objs)
 	for i, o := range objs[:len(keys)] {
 		if o != nil && !o.published() {
 			objs[i] = nil

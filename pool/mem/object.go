@@ -5,13 +5,17 @@ import (
 	"unsafe"
 )
 
-// object is one key's metadata, 88 bytes: the pool holds one per value,
+// object is one key's metadata, 96 bytes: the pool holds one per value,
 // millions of them when pages are small, so fields are packed (flags in
 // bits, the segment in 32 bits, the allocation size recomputed from the
 // size, the bytes as a pointer into the arena) and what few objects carry,
-// a soft pin or a group, lives behind the extra pointer. Which lock guards
-// which field (see the locking in index.go):
+// a soft pin or a group, lives behind the extra pointer. What a lookup
+// reads (key, next, flags) comes first: in a slab, where objects lie
+// 96 bytes apart from a line's start, their first 32 bytes never cross a
+// cache line. Which lock guards which field (see the locking in index.go):
 //   - key, size: set before the object enters the index, then constant.
+//   - next: the index's (keyindex.go), under the stripe lock of its
+//     key's head; read without a lock.
 //   - seg, off, data: written by the Put or Reserve call that made the
 //     object, while it is unpublished and owned by that call; constant
 //     once published (flagPublished is set after them).
@@ -28,7 +32,10 @@ import (
 //     release (removal needs Store.mu exclusively).
 type object struct {
 	key         string
-	data        *byte // the first of the object's bytes in its arena; nil when metadata-only or unplaced
+	next        atomic.Pointer[object] // the next object of the key's chain in the index
+	flags       atomic.Uint32          // flagPublished, flagRemoved, ...
+	seg         int32                  // -1 until placed
+	data        *byte                  // the first of the object's bytes in its arena; nil when metadata-only or unplaced
 	extra       *objectExtra
 	lease       atomic.Int64 // lease deadline, Unix ns
 	size        int64
@@ -36,9 +43,7 @@ type object struct {
 	seq         uint64
 	publishedAt int64
 	readers     atomic.Int32  // Gets and Views holding the bytes
-	flags       atomic.Uint32 // flagPublished, flagRemoved, ...
 	shard       atomic.Uint32 // the key's metadata shard + 1; 0 until computed (lease.go)
-	seg         int32         // -1 until placed
 }
 
 // objectExtra is what an object soft-pinned or in an eviction group

@@ -107,7 +107,7 @@ type Options struct {
 	// when the store opens, at most MaxIndexKeys; it grows past them as
 	// keys arrive. Zero sizes it from Capacity, for few keys. A caller
 	// that knows about how many keys it will store saves the index the
-	// work and the garbage of growing (a table of about 21 bytes per key).
+	// work and the garbage of growing (a table of 8 to 16 bytes per key).
 	IndexKeys int64
 	// Seed seeds the store's random draws: the start shard of each
 	// leasing batch's walk and of eviction's second pass, which the master

@@ -20,6 +20,7 @@ func (s *Store) Put(ctx context.Context, items []pool.PutItem, results []pool.Co
 	sc := getPutScratch(len(items))
 	defer putPutScratch(sc)
 	pending := s.makeObjects(sc.pending, items, false)
+	s.tendIndex(len(items))
 	s.mu.RLock()
 	if err := s.begin(ctx, "put", len(items), len(results)); err != nil {
 		s.mu.RUnlock()

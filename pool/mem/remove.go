@@ -64,7 +64,7 @@ func (s *Store) RemoveAll(ctx context.Context, force bool) (int64, error) {
 // memory, at once or, when it is being read, at the last release; the
 // caller holds s.mu exclusively.
 func (s *Store) unpublish(o *object) {
-	s.unindex(o)
+	s.unindexAlone(o)
 	s.leave(o)
 	s.published.Add(-1)
 	o.set(flagRemoved)

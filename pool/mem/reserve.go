@@ -48,6 +48,7 @@ func (s *Store) Reserve(ctx context.Context, items []pool.PutItem, dsts [][]byte
 	if !s.opts.MetadataOnly {
 		pending = s.newObjects(items, true)
 	}
+	s.tendIndex(len(items))
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if err := s.begin(ctx, "reserve", len(items), len(codes)); err != nil {

@@ -276,9 +276,13 @@ func (s *Store) install(objs []*object, groups map[*object]string) error {
 		s.segs[i].restore(spans)
 	}
 	keys := newKeySlab(len(objs))
+	s.index.tend(len(objs))
 	for _, o := range objs {
-		o.key = s.keys.storeKey(o.key, &keys)
-		s.index.Store(o.key, o) // decode refused duplicate keys
+		key := o.key
+		o.key = s.keys.storeKey(key, &keys)
+		if !s.index.insert(o) { // decode refuses duplicate keys
+			return fmt.Errorf("key %q is in the snapshot twice", key)
+		}
 		o.seq = s.seq.Add(1)
 		o.set(flagPublished)
 		s.published.Add(1)

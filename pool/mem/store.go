@@ -10,7 +10,6 @@ import (
 
 	"github.com/kvctl/kvctl/pool"
 	"github.com/kvctl/kvctl/size"
-	"github.com/puzpuzpuz/xsync/v4"
 )
 
 var (
@@ -83,10 +82,10 @@ type Store struct {
 	stop chan struct{}
 	done chan struct{}
 
-	index  *xsync.Map[string, *object] // every object, published or not, by packed key
-	keys   keyPacker                   // the prefixes of the packed keys
-	objs   *slabs[object]              // where Put and Reserve take their objects
-	keyMem *slabs[byte]                // and the memory of their keys
+	index  *keyIndex      // every object, published or not, by packed key
+	keys   keyPacker      // the prefixes of the packed keys
+	objs   *slabs[object] // where Put and Reserve take their objects
+	keyMem *slabs[byte]   // and the memory of their keys
 }
 
 // New opens a store with opts (zero fields take the defaults), loading
