@@ -3,6 +3,7 @@ package hugepages
 import (
 	"os"
 	"os/exec"
+	"slices"
 	"testing"
 )
 
@@ -45,6 +46,20 @@ func adviseHeapAndCheck(t *testing.T, want bool) {
 		if got != want {
 			t.Errorf("an allocation of %d bytes after AdviseHeap: eligible for huge pages %v, want %v", n, got, want)
 		}
+	}
+}
+
+// Pieces are joined into spans across gaps of less than a huge page, in
+// whatever order they come.
+func TestPieceSpans(t *testing.T) {
+	buf := make([]byte, 16*Size)
+	at := func(off int) []byte { return buf[off : off+Size] }
+	gap := Size / 64
+	pieces := [][]byte{at(6 * Size), at(Size), at(12 * Size), at(0), at(2*Size + gap), at(8*Size - 1)}
+	base := start(buf)
+	want := []span{{base, 3*Size + uintptr(gap)}, {base + 6*Size, 3*Size - 1}, {base + 12*Size, Size}}
+	if got := pieceSpans(pieces); !slices.Equal(got, want) {
+		t.Errorf("pieceSpans = %v, want %v", got, want)
 	}
 }
 
