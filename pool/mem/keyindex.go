@@ -137,9 +137,7 @@ func (x *keyIndex) loadRun(keys []string, objs []*object) {
 // insert links o into the index unless an object of its key is there,
 // and reports whether it did.
 func (x *keyIndex) insert(o *object) bool {
-	i := x.slot(o.key)
-	h, st := &x.heads[i], &x.stripes[i%indexStripes]
-	st.mu.Lock()
+	h, st := x.locked(o.key)
 	defer st.mu.Unlock()
 	first := h.Load()
 	if find(first, o.key) != nil {
@@ -157,11 +155,9 @@ func (x *keyIndex) insert(o *object) bool {
 // remove takes o out of the index if it is there, while lookups may be
 // walking past it: o keeps its next until the next tend.
 func (x *keyIndex) remove(o *object) {
-	i := x.slot(o.key)
-	st := &x.stripes[i%indexStripes]
-	st.mu.Lock()
+	h, st := x.locked(o.key)
 	defer st.mu.Unlock()
-	if x.unlink(&x.heads[i], st, o) {
+	if st.unlink(h, o) {
 		st.retired = append(st.retired, o)
 		if len(st.retired) > maxRetired {
 			x.retired.Store(true)
@@ -172,18 +168,25 @@ func (x *keyIndex) remove(o *object) {
 // drop takes o out of the index if it is there, when no lookup reads the
 // index, and clears o's next.
 func (x *keyIndex) drop(o *object) {
-	i := x.slot(o.key)
-	st := &x.stripes[i%indexStripes]
-	st.mu.Lock()
+	h, st := x.locked(o.key)
 	defer st.mu.Unlock()
-	if x.unlink(&x.heads[i], st, o) {
+	if st.unlink(h, o) {
 		o.next.Store(nil)
 	}
 }
 
-// unlink takes o out of the chain from head, of stripe st, if it is
-// there, and reports whether it was; the caller holds st.mu.
-func (x *keyIndex) unlink(head *atomic.Pointer[object], st *indexStripe, o *object) bool {
+// locked is key's head, with its stripe, whose lock it takes; the caller
+// unlocks it.
+func (x *keyIndex) locked(key string) (*atomic.Pointer[object], *indexStripe) {
+	i := x.slot(key)
+	st := &x.stripes[i%indexStripes]
+	st.mu.Lock()
+	return &x.heads[i], st
+}
+
+// unlink takes o out of the chain from head, one of the stripe's, if it
+// is there, and reports whether it was; the caller holds st.mu.
+func (st *indexStripe) unlink(head *atomic.Pointer[object], o *object) bool {
 	link := head
 	for cur := link.Load(); cur != nil; cur = link.Load() {
 		if cur == o {
@@ -234,6 +237,7 @@ func (x *keyIndex) tend(n int) {
 		for _, o := range st.retired {
 			o.next.Store(nil)
 		}
+		clear(st.retired) // the list's memory must not keep them either
 		st.retired = st.retired[:0]
 	}
 	x.retired.Store(false)

@@ -194,6 +194,11 @@ func TestKeyIndexDeadObjectsLoseTheirLinks(t *testing.T) {
 			t.Fatalf("%q keeps its link after tend", o.key)
 		}
 	}
+	for i := range x.stripes {
+		if kept := x.stripes[i].retired; slices.ContainsFunc(kept[:cap(kept)], func(o *object) bool { return o != nil }) {
+			t.Fatalf("stripe %d's retired list still holds objects after tend", i)
+		}
+	}
 	y := newKeyIndex(0) // no tend: the newest objects lead their chains
 	dropped := indexObjects(keysN("dropped/", 8*minIndexHeads))
 	for _, o := range dropped {
