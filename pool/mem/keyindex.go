@@ -245,10 +245,16 @@ func (x *keyIndex) tend(n int) {
 	if x.crowded.Load() {
 		heads = max(heads, 2*len(x.heads))
 	}
-	if heads > len(x.heads) {
-		x.rehash(heads)
-	}
+	x.growTo(heads)
 	x.crowded.Store(false)
+}
+
+// growTo rehashes the table into n heads when it has fewer; nothing may
+// read or change the index meanwhile.
+func (x *keyIndex) growTo(n int) {
+	if n > len(x.heads) {
+		x.rehash(n)
+	}
 }
 
 // rehash moves every object into a table of n heads; nothing may read or

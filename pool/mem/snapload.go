@@ -276,7 +276,7 @@ func (s *Store) install(objs []*object, groups map[*object]string) error {
 		s.segs[i].restore(spans)
 	}
 	keys := newKeySlab(len(objs))
-	s.index.tend(len(objs))
+	s.index.growTo(headsFor(s.index.len() + int64(len(objs))))
 	for _, o := range objs {
 		key := o.key
 		o.key = s.keys.storeKey(key, &keys)
