@@ -1,7 +1,6 @@
 package stats
 
 import (
-	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -11,9 +10,7 @@ import (
 // metrics) and a window since the last TakeWindow (for log lines). A nil
 // *LoadRecorder records nothing and reads no clock: that is "stats off".
 type LoadRecorder struct {
-	mu     sync.Mutex
-	total  Load
-	window Load
+	w windowed[Load]
 	// cpuEvery: the timers read the CPU clock for one operation in
 	// cpuEvery after the first cpuExactFirst (SampleCPU); timers counts
 	// the operations started.
@@ -44,7 +41,9 @@ func (r *LoadRecorder) measuresCPU() bool {
 
 // NewLoadRecorder returns a recorder for direction op.
 func NewLoadRecorder(op Op) *LoadRecorder {
-	return &LoadRecorder{total: Load{Op: op}, window: Load{Op: op}}
+	r := &LoadRecorder{}
+	r.w.total, r.w.window = Load{Op: op}, Load{Op: op}
+	return r
 }
 
 // SetAsync marks the loads asynchronous, served by workers background
@@ -78,17 +77,12 @@ func (r *LoadRecorder) SetQueue(queued, active int) {
 	})
 }
 
-// update applies fn to the total and to the window under the lock; on a
-// nil recorder it does nothing. fn must not panic (no defer: AddCall is on
-// the transfer path).
+// update applies fn to the total and to the window (windowed.update); on
+// a nil recorder it does nothing.
 func (r *LoadRecorder) update(fn func(*Load)) {
-	if r == nil {
-		return
+	if r != nil {
+		r.w.update(fn)
 	}
-	r.mu.Lock()
-	fn(&r.total)
-	fn(&r.window)
-	r.mu.Unlock()
 }
 
 // Total returns a copy of everything recorded so far.
@@ -96,9 +90,7 @@ func (r *LoadRecorder) Total() Load {
 	if r == nil {
 		return Load{}
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.total.Clone()
+	return r.w.read(func(l *Load) Load { return l.Clone() })
 }
 
 // TakeWindow returns what was recorded since the previous TakeWindow and
@@ -107,14 +99,13 @@ func (r *LoadRecorder) TakeWindow() Load {
 	if r == nil {
 		return Load{}
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	w := r.window
-	r.window = Load{Op: w.Op}
-	if a := w.Async; a != nil {
-		r.window.Async = &AsyncStats{Workers: a.Workers, Queue: a.Queue, Active: a.Active}
-	}
-	return w
+	return r.w.take(func(w *Load) Load {
+		next := Load{Op: w.Op}
+		if a := w.Async; a != nil {
+			next.Async = &AsyncStats{Workers: a.Workers, Queue: a.Queue, Active: a.Active}
+		}
+		return next
+	})
 }
 
 // Start begins timing phase p and returns the timer. On a nil recorder it
@@ -187,8 +178,7 @@ func (t *PhaseTimer) record(now time.Time, cpu time.Duration, tid int, ok bool) 
 // window since the last TakeWindow (for log lines). A nil *HolesRecorder
 // records nothing.
 type HolesRecorder struct {
-	mu            sync.Mutex
-	total, window Holes
+	w windowed[Holes]
 }
 
 // NewHolesRecorder returns an empty recorder.
@@ -209,14 +199,11 @@ func (r *HolesRecorder) AddLookup(h RequestHoles) {
 	r.update(func(x *Holes) { x.AddLookup(h) })
 }
 
+// update is LoadRecorder.update's for holes.
 func (r *HolesRecorder) update(fn func(*Holes)) {
-	if r == nil {
-		return
+	if r != nil {
+		r.w.update(fn)
 	}
-	r.mu.Lock()
-	fn(&r.total)
-	fn(&r.window)
-	r.mu.Unlock()
 }
 
 // Total returns everything recorded so far.
@@ -224,9 +211,7 @@ func (r *HolesRecorder) Total() Holes {
 	if r == nil {
 		return Holes{}
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.total
+	return r.w.read(func(h *Holes) Holes { return *h })
 }
 
 // TakeWindow returns what was recorded since the previous TakeWindow and
@@ -235,9 +220,5 @@ func (r *HolesRecorder) TakeWindow() Holes {
 	if r == nil {
 		return Holes{}
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	w := r.window
-	r.window = Holes{}
-	return w
+	return r.w.take(func(*Holes) Holes { return Holes{} })
 }
