@@ -76,11 +76,7 @@ func (c *saveCall) stageNext(ctx context.Context) (*setWork, error) {
 		}
 		s.items = append(s.items[:0], batch...)
 		d := s.scratch
-		d.place(s.items)
-		for i := range s.items {
-			d.ptrs[i] = l.stage.ptr(s.buffer, d.offs[i])
-		}
-		d.describe(s.items, 0, len(s.items), cuda.DeviceToHost, func(int) bool { return true })
+		d.placeStaged(s.items, l.stage.ptr(s.buffer, 0), cuda.DeviceToHost)
 		c.p.clk.lap(stats.PhaseDescribe)
 		return &setWork{set: s}, c.p.submit(s, cuda.DeviceToHost, d.all(len(s.items)), stats.PhaseStage)
 	}

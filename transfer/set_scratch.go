@@ -81,6 +81,23 @@ func (d *setScratch) place(items []pageItem) {
 	}
 }
 
+// placeStaged is place and describe in one pass, for a set whose pages
+// all move whole between the GPU and staging that begins at base: it
+// lays the pages one after the other from base and writes their copies
+// of kind. A staged save's goroutine describes every set this way while
+// the crew puts the set before.
+func (d *setScratch) placeStaged(items []pageItem, base cuda.DevPtr, kind cuda.CopyKind) {
+	d.fit(len(items))
+	end, off := 0, int64(0)
+	for i, it := range items {
+		start := end
+		end += it.regions()
+		d.ends[i], d.offs[i], d.ptrs[i] = end, off, base.Add(off)
+		describePage(d.copies[start:end], it, d.ptrs[i], kind)
+		off += it.bytes
+	}
+}
+
 // describe writes the copies of items[lo:hi] whose places (d.ptrs) are
 // known and for which ok says so, for kind, and holes (cuda.IsHole) for
 // the others.
