@@ -81,20 +81,16 @@ func (d *setScratch) place(items []pageItem) {
 	}
 }
 
-// placeStaged is place and describe in one pass, for a set whose pages
-// all move whole between the GPU and staging that begins at base: it
-// lays the pages one after the other from base and writes their copies
-// of kind. A staged save's goroutine describes every set this way while
-// the crew puts the set before.
+// placeStaged is place and describe for a set whose pages all move whole
+// between the GPU and staging that begins at base: it lays the pages out
+// from base and writes their copies of kind in one pass after place's. A
+// staged save's goroutine describes every set this way while the crew
+// puts the set before.
 func (d *setScratch) placeStaged(items []pageItem, base cuda.DevPtr, kind cuda.CopyKind) {
-	d.fit(len(items))
-	end, off := 0, int64(0)
+	d.place(items)
 	for i, it := range items {
-		start := end
-		end += it.regions()
-		d.ends[i], d.offs[i], d.ptrs[i] = end, off, base.Add(off)
-		describePage(d.copies[start:end], it, d.ptrs[i], kind)
-		off += it.bytes
+		d.ptrs[i] = base.Add(d.offs[i])
+		describePage(d.copies[d.ends[i]-it.regions():d.ends[i]], it, d.ptrs[i], kind)
 	}
 }
 
