@@ -99,11 +99,11 @@ func (l *lane) open() error {
 		s.scratch = newSetScratch(l.geo.SetPages, maxRegions(l.o.Pools))
 		l.sets = append(l.sets, s)
 		// In kernel mode the store calls write the descriptors of direct
-		// sets and of staged loads' sets (a staged save's set leaves its
-		// own unused: its gathers are described and queued on the
-		// goroutine while the crew puts the sets before; described on the
-		// crew, they queued behind those puts and measured slower on the
-		// H200 on 2026-12-04, docs/benchmarks.md).
+		// sets and of staged loads' sets. A staged save's goroutine writes
+		// its set's itself, in one pass (setScratch.describeStaged), while
+		// the crew puts the sets before: described on the crew, they
+		// queued behind those puts and measured slower on the H200 on
+		// 2026-12-04 (docs/benchmarks.md).
 		if l.o.Mode == cuda.ModeKernel {
 			if s.descs, err = l.copier.NewDescSet(); err != nil {
 				return err

@@ -85,7 +85,13 @@ func (p *PagePool) RegionBase(r int) cuda.DevPtr { return p.regionBase[r] }
 
 // Region returns the address of region r of page i.
 func (p *PagePool) Region(i, r int) cuda.DevPtr {
-	return p.regionBase[r].Add(int64(i) * p.group.RegionBytes[r])
+	return regionOf(p.regionBase[r], p.group.RegionBytes[r], i)
+}
+
+// regionOf is the address of page i's region in a region pool that begins
+// at base and holds regions of bytes bytes, page after page.
+func regionOf(base cuda.DevPtr, bytes int64, i int) cuda.DevPtr {
+	return base.Add(int64(i) * bytes)
 }
 
 // WriteRegions queues copies of whole region pools from Go memory:

@@ -31,8 +31,8 @@ type slotSet struct {
 	// committed (direct saves); finish aborts what is still reserved.
 	reserved []pool.Reservation
 	// descs is the set's copies in kernel mode, whose descriptors the
-	// store calls write (direct sets and staged loads' sets; unused by
-	// staged saves; nil in the other modes).
+	// store calls write (direct sets and staged loads' sets) or a staged
+	// save's goroutine (nil in the other modes).
 	descs *cuda.DescSet
 }
 

@@ -74,12 +74,30 @@ func (c *saveCall) stageNext(ctx context.Context) (*setWork, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.items = append(s.items[:0], batch...)
-		d := s.scratch
-		d.placeStaged(s.items, l.stage.ptr(s.buffer, 0), cuda.DeviceToHost)
-		c.p.clk.lap(stats.PhaseDescribe)
-		return &setWork{set: s}, c.p.submit(s, cuda.DeviceToHost, d.all(len(s.items)), stats.PhaseStage)
+		return &setWork{set: s}, c.gatherStaged(s, batch)
 	}
+}
+
+// gatherStaged describes the gathers of batch into set s's staging buffer
+// and queues them: in kernel mode as the set's descriptors, written in one
+// pass (setScratch.describeStaged), else as its copies.
+func (c *saveCall) gatherStaged(s *slotSet, batch []pageItem) error {
+	l, d := c.s.lane, s.scratch
+	base := l.stage.ptr(s.buffer, 0)
+	if s.descs == nil {
+		s.items = append(s.items[:0], batch...)
+		d.placeStaged(s.items, base, cuda.DeviceToHost)
+		c.p.clk.lap(stats.PhaseDescribe)
+		return c.p.submit(s, cuda.DeviceToHost, d.all(len(s.items)), stats.PhaseStage)
+	}
+	if err := s.takeItems(batch, cuda.DeviceToHost, 1); err != nil {
+		return err
+	}
+	if err := d.describeStaged(s.descs, s.items, base); err != nil {
+		return err
+	}
+	c.p.clk.lap(stats.PhaseDescribe)
+	return c.p.launch(s, stats.PhaseStage)
 }
 
 // dropExisting, with SkipExisting, asks Exist for the keys of batch, one

@@ -84,14 +84,37 @@ func (d *setScratch) place(items []pageItem) {
 // placeStaged is place and describe for a set whose pages all move whole
 // between the GPU and staging that begins at base: it lays the pages out
 // from base and writes their copies of kind in one pass after place's. A
-// staged save's goroutine describes every set this way while the crew
-// puts the set before.
+// staged save's goroutine describes every set this way, but in kernel
+// mode (describeStaged), while the crew puts the set before.
 func (d *setScratch) placeStaged(items []pageItem, base cuda.DevPtr, kind cuda.CopyKind) {
 	d.place(items)
 	for i, it := range items {
 		d.ptrs[i] = base.Add(d.offs[i])
 		describePage(d.copies[d.ends[i]-it.regions():d.ends[i]], it, d.ptrs[i], kind)
 	}
+}
+
+// describeStaged writes the descriptors of a set laid out by
+// placeDescribed in one part, whose pages all move whole between the GPU
+// and staging that begins at base: one run, one pass over the pages. A
+// staged save's goroutine describes every set this way while the crew
+// puts the set before.
+func (d *setScratch) describeStaged(set *cuda.DescSet, items []pageItem, base cuda.DevPtr) error {
+	k := len(items)
+	w := set.BeginRun(0, 0, 0, base, d.offs[k-1]+items[k-1].bytes)
+	var last *PagePool
+	var bases []cuda.DevPtr
+	var sizes []int64
+	for _, it := range items {
+		if it.pool != last {
+			last, sizes = it.pool, it.pool.group.RegionBytes
+			bases = it.pool.regionBase[:len(sizes)]
+		}
+		for r, rb := range sizes {
+			w.Add(regionOf(bases[r], rb, it.page), rb)
+		}
+	}
+	return w.End()
 }
 
 // describe writes the copies of items[lo:hi] whose places (d.ptrs) are
