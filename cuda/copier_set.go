@@ -52,6 +52,8 @@ type DescSet struct {
 	// host sides; dma the contiguous copies of the runs kept.
 	byHost []partRun
 	dma    []Copy
+	// joined says Join laid the runs out since the set was begun.
+	joined bool
 }
 
 // partRun is a run of copies with adjacent host sides that one part
@@ -83,7 +85,7 @@ func (d *DescSet) Begin(kind CopyKind, parts, descs int, bytes int64) error {
 	if err := d.fitDescs(descs); err != nil {
 		return err
 	}
-	d.kind, d.n, d.size = kind, descs, 0
+	d.kind, d.n, d.size, d.joined = kind, descs, 0, false
 	if !d.c.noBounce && (kind == HostToDevice || kind == DeviceToHost) && bytes >= minDMARun {
 		d.size = min(bytes, maxBounce)
 		if err := d.fitBounce(d.size); err != nil {
@@ -219,16 +221,30 @@ func (d *DescSet) Close() error {
 	return errors.Join(errs...)
 }
 
-// LaunchSet queues the copies of d, described: the contiguous copies of
-// its runs through its bounce buffer (before the kernel for loads, after
-// it for saves; with SetOverlap on the ahead stream) and the kernel over
-// its descriptors on s.
+// Join lays the runs of d, described, out in its bounce buffer
+// (joinRuns), the host's work of a launch that need not wait for the
+// device: the transfer pipeline joins a set before it records the set's
+// start event, so that the set's device time counts no host work.
+// LaunchSet joins a set that was not.
+func (d *DescSet) Join() {
+	d.joinRuns()
+	d.joined = true
+}
+
+// LaunchSet queues the copies of d, described, joined (Join) unless they
+// were: the contiguous copies of its runs through its bounce buffer
+// (before the kernel for loads, after it for saves; with SetOverlap on
+// the ahead stream) and the kernel over its descriptors on s.
 func (c *Copier) LaunchSet(s Stream, d *DescSet) error {
 	if d.c != c {
 		return errors.New("kernel copy: a described set launched by a copier not its own")
 	}
+	if !d.joined {
+		d.joinRuns()
+	}
+	d.joined = false
 	c.bounces.tail = nil
-	dma := d.joinRuns()
+	dma := d.dma
 	if len(dma) == 0 {
 		return c.launchDescs(s, d)
 	}

@@ -250,14 +250,17 @@ func stagedCopies(host, dev DevPtr, sizes []int64, perm []int) []Copy {
 // every region lands, for a load and a save.
 func TestDescSetJoinsRunsInHostOrder(t *testing.T) {
 	for _, kind := range []CopyKind{HostToDevice, DeviceToHost} {
-		t.Run(kind.String(), func(t *testing.T) {
-			eachDevice(t, func(t *testing.T, d Device) { joinsRunsInHostOrder(t, d, kind) })
-		})
+		for _, ahead := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s joined ahead %t", kind, ahead), func(t *testing.T) {
+				eachDevice(t, func(t *testing.T, d Device) { joinsRunsInHostOrder(t, d, kind, ahead) })
+			})
+		}
 	}
 }
 
-// joinsRunsInHostOrder is TestDescSetJoinsRunsInHostOrder for kind on d.
-func joinsRunsInHostOrder(t *testing.T, d Device, kind CopyKind) {
+// joinsRunsInHostOrder is TestDescSetJoinsRunsInHostOrder for kind on d,
+// the set joined (DescSet.Join) before its launch when ahead.
+func joinsRunsInHostOrder(t *testing.T, d Device, kind CopyKind, ahead bool) {
 	cp, s := mustKernelCopier(t, d)
 	cp.SetOverlap(true)
 	const parts, partLen, size = 16, 4, 24 << 10 // runs of 96 KiB, 1.5 MiB in all
@@ -292,6 +295,9 @@ func joinsRunsInHostOrder(t *testing.T, d Device, kind CopyKind) {
 		copy(host.Bytes(), src)
 	}
 	describeParts(t, set, kind, copies, partLen)
+	if ahead {
+		set.Join()
+	}
 	if err := cp.LaunchSet(s, set); err != nil {
 		t.Fatalf("LaunchSet error = %v", err)
 	}
