@@ -15,12 +15,14 @@ type globalOptions struct {
 	Output string
 	Color  string
 	Quiet  bool
-	// CPUProfile is --cpuprofile's file, ExecTrace --exectrace's and
-	// MemProfile --memprofile's; profile is what is being written to them.
-	CPUProfile string
-	ExecTrace  string
-	MemProfile string
-	profile    *profiling
+	// CPUProfile is --cpuprofile's file, ExecTrace --exectrace's,
+	// MemProfile --memprofile's and MutexProfile --mutexprofile's; profile
+	// is what is being written to them.
+	CPUProfile   string
+	ExecTrace    string
+	MemProfile   string
+	MutexProfile string
+	profile      *profiling
 }
 
 // checkOutput refuses an --output value the command does not offer.
@@ -39,6 +41,7 @@ func (g *globalOptions) register(pf *pflag.FlagSet) {
 	pf.StringVar(&g.CPUProfile, "cpuprofile", "", "write a CPU profile of the command to this file (go tool pprof)")
 	pf.StringVar(&g.ExecTrace, "exectrace", "", "write an execution trace of the command to this file (go tool trace)")
 	pf.StringVar(&g.MemProfile, "memprofile", "", "write a profile of the command's memory allocations to this file when it ends (go tool pprof -sample_index=alloc_space)")
+	pf.StringVar(&g.MutexProfile, "mutexprofile", "", "write a profile of the command's contended locks, and how long waiters were delayed, to this file when it ends (go tool pprof)")
 }
 
 // The values of --color and --output, which validate checks and the shell

@@ -10,24 +10,24 @@ import (
 	"runtime/trace"
 )
 
-// profiling is what --cpuprofile, --exectrace and --memprofile write: the
-// first two while the command runs, the last when it has returned; run
-// stops it once the command returned.
+// profiling is what --cpuprofile, --exectrace, --memprofile and
+// --mutexprofile write: the first two while the command runs, the others
+// when it has returned; run stops it once the command returned.
 type profiling struct {
-	cpu, trace, mem *os.File
+	cpu, trace, mem, mutex *os.File
 }
 
-// profilePaths are the files of the three profiling flags; an empty one is
-// not written.
+// profilePaths are the files of the profiling flags; an empty one is not
+// written.
 type profilePaths struct {
-	cpu, trace, mem string
+	cpu, trace, mem, mutex string
 }
 
-// startProfiling starts a CPU profile and an execution trace and creates
-// the memory profile's file, each only when its path is not empty; nil when
-// all three are. The memory profile's file is created now, so that a path
-// that cannot be written is a usage error before the command runs, not
-// after.
+// startProfiling starts a CPU profile, an execution trace and the
+// sampling of contended locks and creates the files of the profiles
+// written at the end, each only when its path is not empty; nil when all
+// are. Those files are created now, so that a path that cannot be written
+// is a usage error before the command runs, not after.
 func startProfiling(paths profilePaths) (*profiling, error) {
 	p := &profiling{}
 	steps := []struct {
@@ -38,6 +38,7 @@ func startProfiling(paths profilePaths) (*profiling, error) {
 		{paths.cpu, "--cpuprofile", pprof.StartCPUProfile, &p.cpu},
 		{paths.trace, "--exectrace", trace.Start, &p.trace},
 		{paths.mem, "--memprofile", func(io.Writer) error { return nil }, &p.mem},
+		{paths.mutex, "--mutexprofile", startMutexProfile, &p.mutex},
 	}
 	for _, s := range steps {
 		if s.path == "" {
@@ -50,7 +51,7 @@ func startProfiling(paths profilePaths) (*profiling, error) {
 		}
 		*s.file = f
 	}
-	if p.cpu == nil && p.trace == nil && p.mem == nil {
+	if p.cpu == nil && p.trace == nil && p.mem == nil && p.mutex == nil {
 		return nil, nil
 	}
 	return p, nil
@@ -88,7 +89,29 @@ func (p *profiling) stop() error {
 	if p.mem != nil {
 		errs = append(errs, writeAllocs(p.mem), wrapClose("--memprofile", p.mem))
 	}
+	if p.mutex != nil {
+		errs = append(errs, writeMutex(p.mutex), wrapClose("--mutexprofile", p.mutex))
+	}
 	return errors.Join(errs...)
+}
+
+// startMutexProfile has the runtime record every contended lock (pprof's
+// "mutex" profile: sync.Mutex, sync.RWMutex and the runtime's own locks,
+// each with the time the goroutines waiting for it were delayed), from now
+// on.
+func startMutexProfile(io.Writer) error {
+	runtime.SetMutexProfileFraction(1)
+	return nil
+}
+
+// writeMutex writes the contended locks since startMutexProfile to f and
+// stops recording them.
+func writeMutex(f *os.File) error {
+	defer runtime.SetMutexProfileFraction(0)
+	if err := pprof.Lookup("mutex").WriteTo(f, 0); err != nil {
+		return fmt.Errorf("--mutexprofile %s: %w", f.Name(), err)
+	}
+	return nil
 }
 
 // writeAllocs writes the allocations of the whole run (pprof's "allocs"

@@ -10,21 +10,23 @@ import (
 	"testing"
 )
 
-// TestProfilesWritten runs a command with all three profiling flags and
-// reads each file back: the CPU profile and the memory profile are gzipped
-// pprof protobufs naming their sample types, the trace starts with the Go
+// TestProfilesWritten runs a command with every profiling flag and reads
+// each file back: the CPU, memory and mutex profiles are gzipped pprof
+// protobufs naming their sample types, the trace starts with the Go
 // execution trace header.
 func TestProfilesWritten(t *testing.T) {
 	dir := t.TempDir()
 	cpu, trace, mem := filepath.Join(dir, "cpu.prof"), filepath.Join(dir, "trace.out"), filepath.Join(dir, "mem.prof")
+	mutex := filepath.Join(dir, "mutex.prof")
 	ios, _, errOut := NewTestIOStreams("[1, 2, 3, 4, 5, 6, 7, 8]")
-	args := []string{"keys", "--tokens", "-", "--tokens-per-block", "4", "--cpuprofile", cpu, "--exectrace", trace, "--memprofile", mem}
+	args := []string{"keys", "--tokens", "-", "--tokens-per-block", "4", "--cpuprofile", cpu, "--exectrace", trace, "--memprofile", mem, "--mutexprofile", mutex}
 	if code := run(context.Background(), ios, args); code != ExitOK {
 		t.Fatalf("run(%q) = %d, want %d; stderr: %s", args, code, ExitOK, errOut)
 	}
 	for path, want := range map[string][]string{
-		cpu: {"samples", "cpu", "nanoseconds"},
-		mem: {"alloc_objects", "alloc_space", "inuse_space", "bytes"},
+		cpu:   {"samples", "cpu", "nanoseconds"},
+		mem:   {"alloc_objects", "alloc_space", "inuse_space", "bytes"},
+		mutex: {"contentions", "count", "delay", "nanoseconds"},
 	} {
 		body := gunzipFile(t, path)
 		for _, w := range want {
@@ -45,7 +47,7 @@ func TestProfilesWritten(t *testing.T) {
 // TestProfilePathUnwritable is a usage error naming the flag, and the
 // command does not run.
 func TestProfilePathUnwritable(t *testing.T) {
-	for _, flag := range []string{"--cpuprofile", "--exectrace", "--memprofile"} {
+	for _, flag := range []string{"--cpuprofile", "--exectrace", "--memprofile", "--mutexprofile"} {
 		ios, out, errOut := NewTestIOStreams("[1, 2, 3, 4]")
 		args := []string{"keys", "--tokens", "-", "--tokens-per-block", "4", flag, filepath.Join(t.TempDir(), "no", "such", "dir", "f")}
 		if code := run(context.Background(), ios, args); code != ExitUsage {

@@ -102,7 +102,7 @@ Exit codes: 0 ok, 1 failure, 2 usage error, 3 verification failed,
 			}
 			warnDeprecated(c, ios, g)
 			var err error
-			g.profile, err = startProfiling(profilePaths{cpu: g.CPUProfile, trace: g.ExecTrace, mem: g.MemProfile})
+			g.profile, err = startProfiling(profilePaths{cpu: g.CPUProfile, trace: g.ExecTrace, mem: g.MemProfile, mutex: g.MutexProfile})
 			return err
 		},
 	}
