@@ -1,7 +1,6 @@
 package cuda
 
 import (
-	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -112,39 +111,19 @@ func TestRunWriterEndFailsShortRun(t *testing.T) {
 // one pinned buffer through a run described with a RunWriter and checks
 // every region lands at its place.
 func TestRunWriterSavesThroughBounce(t *testing.T) {
+	const n, size = 96, 24 << 10 // each region two descriptors
 	eachDevice(t, func(t *testing.T, d Device) {
-		cp, s := mustKernelCopier(t, d)
-		cp.SetOverlap(true)
-		const n, size = 96, 24 << 10 // each region two descriptors
-		r := rand.New(rand.NewPCG(71, 72))
-		perm := r.Perm(n)
-		dev := mustAlloc(t, d, n*size)
-		src := randomBytes(r, n*size)
-		if err := d.CopyHtoD(s, dev, src); err != nil {
-			t.Fatal(err)
-		}
-		out := mustAllocHost(t, d, n*size)
-		set := mustDescSet(t, cp)
-		if err := set.Begin(DeviceToHost, 1, n*KernelDescs(size), n*size); err != nil {
-			t.Fatal(err)
-		}
-		w := set.BeginRun(0, 0, 0, out.Ptr(), n*size)
-		for _, p := range perm {
-			w.Add(dev.Add(int64(p)*size), size)
-		}
-		if err := w.End(); err != nil {
-			t.Fatalf("End error = %v", err)
-		}
-		if err := cp.LaunchSet(s, set); err != nil {
-			t.Fatalf("LaunchSet error = %v", err)
-		}
-		if err := cp.Synchronize(s); err != nil {
-			t.Fatal(err)
-		}
-		for i, p := range perm {
-			if !bytes.Equal(out.Bytes()[i*size:(i+1)*size], src[p*size:(p+1)*size]) {
-				t.Fatalf("saved region %d (device slot %d) differs", i, p)
+		savesScattered(t, d, n, size, 71, func(set *DescSet, out *HostMem, dev DevPtr, perm []int) {
+			if err := set.Begin(DeviceToHost, 1, n*KernelDescs(size), n*size); err != nil {
+				t.Fatal(err)
 			}
-		}
+			w := set.BeginRun(0, 0, 0, out.Ptr(), n*size)
+			for _, p := range perm {
+				w.Add(dev.Add(int64(p)*size), size)
+			}
+			if err := w.End(); err != nil {
+				t.Fatalf("End error = %v", err)
+			}
+		})
 	})
 }

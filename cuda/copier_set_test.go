@@ -126,38 +126,49 @@ func checkDescs(t *testing.T, d *DescSet, copies []Copy, size int64) {
 // order, and checks every byte came back.
 func TestDescSetSavesThroughBounce(t *testing.T) {
 	eachDevice(t, func(t *testing.T, d Device) {
-		cp, s := mustKernelCopier(t, d)
-		cp.SetOverlap(true)
-		const n, size = 48, 32 << 10
-		r := rand.New(rand.NewPCG(41, 42))
-		perm := r.Perm(n)
-		dev := mustAlloc(t, d, n*size)
-		src := randomBytes(r, n*size)
-		if err := d.CopyHtoD(s, dev, src); err != nil {
-			t.Fatal(err)
-		}
-		out := mustAllocHost(t, d, n*size)
-		var copies []Copy
-		for i := range n {
-			copies = append(copies, Copy{Dst: out.Ptr().Add(int64(i) * size), Src: dev.Add(int64(perm[i]) * size), Bytes: size})
-		}
-		set := mustDescSet(t, cp)
-		describeParts(t, set, DeviceToHost, copies, 5)
-		if err := cp.LaunchSet(s, set); err != nil {
-			t.Fatalf("LaunchSet error = %v", err)
-		}
-		if err := cp.Synchronize(s); err != nil {
-			t.Fatal(err)
-		}
-		for i, p := range perm {
-			if !bytes.Equal(out.Bytes()[i*size:(i+1)*size], src[p*size:(p+1)*size]) {
-				t.Fatalf("saved region %d (device slot %d) differs", i, p)
+		set := savesScattered(t, d, 48, 32<<10, 41, func(set *DescSet, out *HostMem, dev DevPtr, perm []int) {
+			var copies []Copy
+			for i, p := range perm {
+				copies = append(copies, Copy{Dst: out.Ptr().Add(int64(i) * 32 << 10), Src: dev.Add(int64(p) * 32 << 10), Bytes: 32 << 10})
 			}
-		}
+			describeParts(t, set, DeviceToHost, copies, 5)
+		})
 		if err := set.Drop(0, 1); err == nil {
 			t.Errorf("Drop on a device-to-host set error = nil, want an error")
 		}
 	})
+}
+
+// savesScattered fills n regions of size bytes on d with random bytes,
+// has describe write a save set of them that gathers region perm[i] into
+// place i of a pinned buffer, out, launches the set through a kernel-mode
+// copier with overlap and checks every region landed. It returns the set.
+func savesScattered(t *testing.T, d Device, n int, size int64, seed uint64, describe func(set *DescSet, out *HostMem, dev DevPtr, perm []int)) *DescSet {
+	t.Helper()
+	cp, s := mustKernelCopier(t, d)
+	cp.SetOverlap(true)
+	r := rand.New(rand.NewPCG(seed, seed+1))
+	perm := r.Perm(n)
+	dev := mustAlloc(t, d, int64(n)*size)
+	src := randomBytes(r, n*int(size))
+	if err := d.CopyHtoD(s, dev, src); err != nil {
+		t.Fatal(err)
+	}
+	out := mustAllocHost(t, d, int64(n)*size)
+	set := mustDescSet(t, cp)
+	describe(set, out, dev, perm)
+	if err := cp.LaunchSet(s, set); err != nil {
+		t.Fatalf("LaunchSet error = %v", err)
+	}
+	if err := cp.Synchronize(s); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range perm {
+		if !bytes.Equal(out.Bytes()[int64(i)*size:int64(i+1)*size], src[int64(p)*size:int64(p+1)*size]) {
+			t.Fatalf("saved region %d (device slot %d) differs", i, p)
+		}
+	}
+	return set
 }
 
 // mustDescSet returns a DescSet of cp, closed when the test ends.
