@@ -170,10 +170,12 @@ func (p *pipeline) submit(s *slotSet, kind cuda.CopyKind, copies []cuda.Copy, ph
 }
 
 // launch queues the copies of set s, described (s.descs), charged to
-// phase; their runs are joined before the set's start event is recorded.
-// Joined after it, a direct save of 4 KiB pages on the H200 (run 37,
-// 2026-12-05) counted about 5 ms per GiB of the goroutine's work as the
-// device's, when the device had nothing queued (docs/benchmarks.md).
+// phase; their runs are joined before the set's start event is recorded,
+// so that the set's device time does not count the join when the device
+// has nothing queued. Joined after it, direct saves of 4 KiB pages on the
+// H200 (run 37, 2026-12-05) spent 5.2-5.4 ms per GiB from the start event
+// to the launch, and their device time exceeded the link's by 2.9-4.4 ms
+// (docs/benchmarks.md).
 func (p *pipeline) launch(s *slotSet, phase stats.Phase) error {
 	s.descs.Join()
 	return p.queue(s, func() error { return p.l.copier.LaunchSet(p.l.stream, s.descs) }, phase)
