@@ -31,8 +31,7 @@ type lane struct {
 	// timed (deviceTimer); nil otherwise.
 	origin cuda.Event
 
-	items []pageItem
-	keys  []string
+	keys []string
 	// resolved is the room of the last call's pages, reused by the next.
 	resolved []pageItem
 }
@@ -236,21 +235,21 @@ func (l *lane) setPagesFor(n int) int {
 }
 
 // nextBatch collects up to most items (a set's worth) from items[*next:],
-// skipping those of failed jobs; with no failed jobs (failed nil) it is
-// items[*next:] itself, up to most. Either way it is valid until the next
-// call.
+// skipping those of failed jobs: with no failed jobs (failed nil) it is
+// items[*next:] itself, up to most, else a copy. Either way it stays as it
+// is for the rest of the call, so that a set may keep it as its pages
+// (slotSet.takeItems) without copying them.
 func (l *lane) nextBatch(items []pageItem, next *int, failed []bool, most int) []pageItem {
 	if failed == nil {
 		start := *next
 		*next = min(start+most, len(items))
-		return items[start:*next]
+		return items[start:*next:*next]
 	}
-	batch := l.items[:0]
+	batch := make([]pageItem, 0, min(most, len(items)-*next))
 	for ; *next < len(items) && len(batch) < most; *next++ {
 		if !failed[items[*next].job] {
 			batch = append(batch, items[*next])
 		}
 	}
-	l.items = batch
 	return batch
 }

@@ -51,11 +51,12 @@ func newSlotSet(dev cuda.Device, buffer int, timed bool) (*slotSet, error) {
 	return s, nil
 }
 
-// takeItems makes items the set's pages and lays out their places, for
-// calls store calls: in kernel mode (s.descs), with the descriptors of
-// their copies of kind; else their copies alone.
+// takeItems makes items (a batch of lane.nextBatch, which stays as it is
+// for the call) the set's pages and lays out their places, for calls store
+// calls: in kernel mode (s.descs), with the descriptors of their copies of
+// kind; else their copies alone.
 func (s *slotSet) takeItems(items []pageItem, kind cuda.CopyKind, calls int) error {
-	s.items = append(s.items[:0], items...)
+	s.items = items
 	s.scratch.fitCalls(calls)
 	if s.descs == nil {
 		s.scratch.place(s.items)

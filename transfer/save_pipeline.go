@@ -85,7 +85,7 @@ func (c *saveCall) gatherStaged(s *slotSet, batch []pageItem) error {
 	l, d := c.s.lane, s.scratch
 	base := l.stage.ptr(s.buffer, 0)
 	if s.descs == nil {
-		s.items = append(s.items[:0], batch...)
+		s.items = batch
 		d.placeStaged(s.items, base, cuda.DeviceToHost)
 		c.p.clk.lap(stats.PhaseDescribe)
 		return c.p.submit(s, cuda.DeviceToHost, d.all(len(s.items)), stats.PhaseStage)
