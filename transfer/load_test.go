@@ -145,6 +145,33 @@ func TestLoadMissingInSetsAhead(t *testing.T) {
 	}
 }
 
+// TestLoadManySetsAfterAFailure loads through four buffers of two pages a
+// request that fails in its second set and then one of 16 pages, so that
+// several sets built once the failure was known (their pages picked past
+// the failed request's) are in flight together: each must keep its own
+// pages while the next are picked.
+func TestLoadManySetsAfterAFailure(t *testing.T) {
+	for _, mode := range cuda.CopyModes {
+		t.Run(string(mode), func(t *testing.T) {
+			f := newFixture(t, 30, newMapStore())
+			a := refs("a", 0, 0, 10) // a-3 is missing
+			b := refs("b", 0, 10, 16)
+			f.seed(t, append(append(a[:3:3], a[4:]...), b...))
+			o := f.options()
+			o.Batch, o.StagingBytes, o.StagingBuffers, o.Mode = 2, 4*2*2048, 4, mode
+			l := openLoader(t, o)
+			results, err := l.Load(context.Background(), []LoadJob{{RequestID: "a", Pages: a}, {RequestID: "b", Pages: b}})
+			if err != nil {
+				t.Fatalf("Load error = %v", err)
+			}
+			if r := results[1]; !r.OK() || r.Landed != 16 {
+				t.Errorf("Load result of b = %+v, want its 16 pages landed", r)
+			}
+			f.checkLanded(t, append(a[:2:2], b...))
+		})
+	}
+}
+
 func TestLoadWrongSizeIsMissing(t *testing.T) {
 	f := newFixture(t, 4, newMapStore())
 	f.store.vals["short"] = make([]byte, 100)
