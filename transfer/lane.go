@@ -99,7 +99,7 @@ func (l *lane) open() error {
 		l.sets = append(l.sets, s)
 		// In kernel mode the store calls write the descriptors of direct
 		// sets and of staged loads' sets. A staged save's goroutine writes
-		// its set's itself, in one pass (setScratch.describeStaged), while
+		// its sets' descriptors itself, in one pass (describeStaged), while
 		// the crew puts the sets before: described on the crew, they
 		// queued behind those puts and measured slower on the H200 on
 		// 2026-12-04 (docs/benchmarks.md).

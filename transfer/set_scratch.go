@@ -83,9 +83,10 @@ func (d *setScratch) place(items []pageItem) {
 
 // placeStaged is place and describe for a set whose pages all move whole
 // between the GPU and staging that begins at base: it lays the pages out
-// from base and writes their copies of kind in one pass after place's. A
-// staged save's goroutine describes every set this way, but in kernel
-// mode (describeStaged), while the crew puts the set before.
+// from base and writes their copies of kind in one pass after place's. In
+// the memcpy and batch modes a staged save's goroutine describes every set
+// this way (in kernel mode, describeStaged), while the crew puts the set
+// before.
 func (d *setScratch) placeStaged(items []pageItem, base cuda.DevPtr, kind cuda.CopyKind) {
 	d.place(items)
 	for i, it := range items {
