@@ -25,8 +25,9 @@
 // next or last call runs (SetOverlap). A DescSet is a kernel-mode set of
 // copies described ahead, part by part and from several goroutines, into
 // buffers of its own (each run's host side at its copy's place in the
-// set's bounce buffer, runs across parts joined at launch), which
-// Copier.LaunchSet launches. Discover lists GPUs through NVML (libnvidia-ml.so.1, bound
+// set's bounce buffer, runs across parts joined at launch or ahead of it:
+// DescSet.Join), which Copier.LaunchSet launches; a RunWriter describes a
+// part that is one run (a staged set) piece by piece. Discover lists GPUs through NVML (libnvidia-ml.so.1, bound
 // at run time through purego as the driver is) or, failing that, through
 // the CUDA driver.
 package cuda

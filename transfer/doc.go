@@ -35,8 +35,8 @@
 //
 // Without direct mode, a set lies in a buffer of pinned host staging,
 // its pages one after the other, so that in kernel mode the set moves
-// with one contiguous copy (a copy engine, through one of the copier's
-// device bounce buffers) and the scatter or gather kernel on the device.
+// with one contiguous copy (a copy engine, through a device bounce
+// buffer) and the scatter or gather kernel on the device.
 // The copier moves the contiguous copies on a stream of its own
 // (cuda.Copier.SetOverlap), so one set's copy overlaps the kernel of the
 // set before (loads) or after (saves); direct sets of adjacent pool
@@ -59,8 +59,11 @@
 // so the goroutine only empties the descriptors of requests that failed
 // and launches; the calls' shares join into one run, one copy-engine
 // copy of the set. A save's gather descriptors are written on the
-// goroutine before the set's puts, while the crew puts the set before:
-// on the crew they measured no better. A pool
+// goroutine before the set's puts, in one pass into the set's DescSet
+// (cuda.RunWriter: the set is one run), while the crew puts the set
+// before: on the crew they measured no better. A described set's runs are
+// joined before its start event is recorded, so that a call's device time
+// counts the device's work alone. A pool
 // that takes buffer registrations (pool.BufferRegistrar, a Mooncake
 // Store's register_buffer) gets the staging registered while the lane
 // lives, so its calls move values straight into and out of it. The
