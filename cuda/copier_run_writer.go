@@ -1,9 +1,6 @@
 package cuda
 
-import (
-	"encoding/binary"
-	"fmt"
-)
+import "fmt"
 
 // A RunWriter describes one part of a DescSet that is a single run: copies
 // whose host sides follow each other from the run's start, as a staged
@@ -43,25 +40,6 @@ func (d *DescSet) BeginRun(part, first int, at int64, host DevPtr, bytes int64) 
 // Add describes the run's next piece: bytes bytes at gpu on the device,
 // whose host side follows the piece before.
 func (w *RunWriter) Add(gpu DevPtr, bytes int64) {
-	i := w.next * DescBytes
-	if bytes <= 0 || bytes > kernelChunk || i+DescBytes > len(w.b) {
-		w.addLong(gpu, bytes)
-		return
-	}
-	src, dst := w.side, gpu
-	if w.save {
-		src, dst = gpu, w.side
-	}
-	d := w.b[i : i+DescBytes]
-	binary.LittleEndian.PutUint64(d[0:], uint64(src))
-	binary.LittleEndian.PutUint64(d[8:], uint64(dst))
-	binary.LittleEndian.PutUint64(d[16:], uint64(bytes))
-	w.next++
-	w.side += DevPtr(bytes)
-}
-
-// addLong is Add for a piece cut into several descriptors, or empty.
-func (w *RunWriter) addLong(gpu DevPtr, bytes int64) {
 	cp := Copy{Dst: gpu, Src: w.side, Bytes: bytes}
 	if w.save {
 		cp = Copy{Dst: w.side, Src: gpu, Bytes: bytes}

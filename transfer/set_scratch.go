@@ -97,9 +97,9 @@ func (d *setScratch) placeStaged(items []pageItem, base cuda.DevPtr, kind cuda.C
 
 // describeStaged writes the descriptors of a set laid out by
 // placeDescribed in one part, whose pages all move whole between the GPU
-// and staging that begins at base: one run, one pass over the pages. A
-// staged save's goroutine describes every set this way while the crew
-// puts the set before.
+// and staging that begins at base: one run, one pass over the pages. In
+// kernel mode a staged save's goroutine describes every set this way
+// while the crew puts the set before.
 func (d *setScratch) describeStaged(set *cuda.DescSet, items []pageItem, base cuda.DevPtr) error {
 	k := len(items)
 	w := set.BeginRun(0, 0, 0, base, d.offs[k-1]+items[k-1].bytes)
