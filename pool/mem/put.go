@@ -32,11 +32,13 @@ func (s *Store) Put(ctx context.Context, items []pool.PutItem, results []pool.Co
 	s.mu.RUnlock()
 
 	if !s.opts.MetadataOnly {
+		var vc valueCopier
 		for i, o := range pending {
 			if o != nil {
-				copyValue(o.bytes(), items[i].Value)
+				vc.copy(o.bytes(), items[i].Value)
 			}
 		}
+		vc.finish()
 	}
 
 	s.mu.RLock()

@@ -69,7 +69,7 @@ func (s *Store) Sizes(ctx context.Context, keys []string, n []int64) error {
 // or ObjectNotFound, or InvalidParams when bufs[i] is too small or the
 // store is metadata-only. Every present key's lease is extended. The bytes
 // are copied by copy (copyHeld says under which lock). Non-temporal stores
-// (copyValue), which spare the caches when a put writes, made the staged
+// (valueCopier), which spare the caches when a put writes, made the staged
 // loads of an H200 host slower when Get wrote its staging slots with them:
 // 0.64-0.74 of the link against 0.76-0.84 with copy, at 16 and 64 KiB
 // pages (docs/benchmarks.md).

@@ -2,14 +2,19 @@
 
 #include "textflag.h"
 
-// func copyStreaming(dst, src *byte, n int)
+// func copyStreaming(list *streamCopy, count int)
 //
-// Copies n bytes, a positive multiple of 64, from src to dst, 16-byte
-// aligned, with non-temporal stores, then fences them.
-TEXT ·copyStreaming(SB), NOSPLIT, $0-24
-	MOVQ dst+0(FP), DI
-	MOVQ src+8(FP), SI
-	MOVQ n+16(FP), CX
+// Makes count copies of list (dst, src, n: n bytes, a positive multiple
+// of 64, dst 16-byte aligned) with non-temporal stores, then fences them
+// once.
+TEXT ·copyStreaming(SB), NOSPLIT, $0-16
+	MOVQ list+0(FP), R8
+	MOVQ count+8(FP), R9
+
+next:
+	MOVQ 0(R8), DI
+	MOVQ 8(R8), SI
+	MOVQ 16(R8), CX
 
 loop:
 	MOVOU  0(SI), X0
@@ -24,5 +29,9 @@ loop:
 	ADDQ   $64, DI
 	SUBQ   $64, CX
 	JNZ    loop
+
+	ADDQ $24, R8
+	DECQ R9
+	JNZ  next
 	SFENCE
 	RET
