@@ -9,7 +9,7 @@ import (
 // populateMin is the least mean size of the values of a run (placeRun)
 // whose new arena is populated ahead (populateArena): a value of a page
 // or more is copied in with
-// non-temporal stores (valueCopier), so it gains nothing from finding the
+// non-temporal stores (internal/streamcopy), so it gains nothing from finding the
 // zeroed page in its own core's cache, and an arena of such values fills
 // fast enough that its page faults weigh: serve with 64 KiB pages spent
 // two thirds of its time faulting arenas in. An arena of small values

@@ -3,6 +3,7 @@ package mem
 import (
 	"context"
 
+	"github.com/kvctl/kvctl/internal/streamcopy"
 	"github.com/kvctl/kvctl/pool"
 )
 
@@ -32,13 +33,13 @@ func (s *Store) Put(ctx context.Context, items []pool.PutItem, results []pool.Co
 	s.mu.RUnlock()
 
 	if !s.opts.MetadataOnly {
-		var vc valueCopier
+		var c streamcopy.Copier // values are seldom read again soon
 		for i, o := range pending {
 			if o != nil {
-				vc.copy(o.bytes(), items[i].Value)
+				c.Copy(o.bytes(), items[i].Value)
 			}
 		}
-		vc.finish()
+		c.Finish()
 	}
 
 	s.mu.RLock()

@@ -68,11 +68,12 @@ func (s *Store) Sizes(ctx context.Context, keys []string, n []int64) error {
 // Get copies each key's value into bufs[i] and writes its size into n[i],
 // or ObjectNotFound, or InvalidParams when bufs[i] is too small or the
 // store is metadata-only. Every present key's lease is extended. The bytes
-// are copied by copy (copyHeld says under which lock). Non-temporal stores
-// (valueCopier), which spare the caches when a put writes, made the staged
-// loads of an H200 host slower when Get wrote its staging slots with them:
-// 0.64-0.74 of the link against 0.76-0.84 with copy, at 16 and 64 KiB
-// pages (docs/benchmarks.md).
+// are copied by copy (copyHeld says under which lock). Non-temporal
+// stores, which spare the caches when a put writes (internal/streamcopy),
+// made the staged loads of an H200 host slower when Get wrote its staging
+// slots with them, each value fenced as puts then fenced theirs: 0.64-0.74
+// of the link against 0.76-0.84 with copy, at 16 and 64 KiB pages
+// (docs/benchmarks.md).
 func (s *Store) Get(ctx context.Context, keys []string, bufs [][]byte, n []int64) error {
 	if len(bufs) != len(keys) {
 		return &pool.Error{Code: pool.InvalidParams, Op: "get", Err: errLengths(len(keys), len(bufs), "buffers")}

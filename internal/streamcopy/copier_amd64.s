@@ -2,7 +2,7 @@
 
 #include "textflag.h"
 
-// func copyStreaming(list *streamCopy, count int)
+// func copyStreaming(list *piece, count int)
 //
 // Makes count copies of list (dst, src, n: n bytes, a positive multiple
 // of 64, dst 16-byte aligned) with non-temporal stores, then fences them

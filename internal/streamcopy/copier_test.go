@@ -1,4 +1,4 @@
-package mem
+package streamcopy
 
 import (
 	"bytes"
@@ -8,16 +8,16 @@ import (
 	"unsafe"
 )
 
-// copyValue copies src into dst with a valueCopier of its own.
-func copyValue(dst, src []byte) {
-	var c valueCopier
-	c.copy(dst, src)
-	c.finish()
+// copyOne copies src into dst with a Copier of its own.
+func copyOne(dst, src []byte) {
+	var c Copier
+	c.Copy(dst, src)
+	c.Finish()
 }
 
-// A valueCopier copies every byte of every size, whatever the alignment of
+// A Copier copies every byte of every size, whatever the alignment of
 // either side, and writes nothing past the value.
-func TestValueCopierCopies(t *testing.T) {
+func TestCopierCopies(t *testing.T) {
 	sizes := []int{0, 1, 63, 64, 1023, 1 << 10, 1<<10 + 1, 4 << 10, 4<<10 + 17, 64<<10 - 1, 256 << 10, 256<<10 + 64 + 5, 3 << 20}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, n := range sizes {
@@ -31,12 +31,12 @@ func TestValueCopierCopies(t *testing.T) {
 					buf := make([]byte, 64+dstOff+n+64)
 					base := 64 - int(uintptr(unsafe.Pointer(&buf[0]))&63) // dst+0 is line-aligned
 					dst := buf[base+dstOff : base+dstOff+n]
-					copyValue(dst, src[srcOff:])
+					copyOne(dst, src[srcOff:])
 					if !bytes.Equal(dst, src[srcOff:]) {
-						t.Errorf("copyValue(%d bytes, dst+%d, src+%d): copy differs", n, dstOff, srcOff)
+						t.Errorf("copyOne(%d bytes, dst+%d, src+%d): copy differs", n, dstOff, srcOff)
 					}
 					if anySet(buf[:base+dstOff]) || anySet(buf[base+dstOff+n:]) {
-						t.Errorf("copyValue(%d bytes, dst+%d, src+%d) wrote outside the value", n, dstOff, srcOff)
+						t.Errorf("copyOne(%d bytes, dst+%d, src+%d) wrote outside the value", n, dstOff, srcOff)
 					}
 				})
 			}
@@ -47,33 +47,33 @@ func TestValueCopierCopies(t *testing.T) {
 // anySet reports whether some byte of b is not zero.
 func anySet(b []byte) bool { return bytes.IndexFunc(b, func(r rune) bool { return r != 0 }) >= 0 }
 
-// A valueCopier copies as many bytes as the shorter side holds, as copy
+// A Copier copies as many bytes as the shorter side holds, as copy
 // does.
-func TestValueCopierShorterSide(t *testing.T) {
+func TestCopierShorterSide(t *testing.T) {
 	src := bytes.Repeat([]byte{7}, 8<<10)
 	for _, tc := range []struct{ dst, src int }{{4 << 10, 8 << 10}, {8 << 10, 4 << 10}, {4<<10 + 64, 4<<10 + 1}} {
 		buf := lineAligned(16 << 10)
-		copyValue(buf[:tc.dst], src[:tc.src])
+		copyOne(buf[:tc.dst], src[:tc.src])
 		n := min(tc.dst, tc.src)
 		if !bytes.Equal(buf[:n], src[:n]) || anySet(buf[n:]) {
-			t.Errorf("copyValue(%d-byte dst, %d-byte src): want the first %d bytes copied and no more", tc.dst, tc.src, n)
+			t.Errorf("copyOne(%d-byte dst, %d-byte src): want the first %d bytes copied and no more", tc.dst, tc.src, n)
 		}
 	}
 }
 
 // lineAligned is n zero bytes on the heap whose first is aligned to a
-// cache line, so that a valueCopier streams into them.
+// cache line, so that a Copier streams into them.
 func lineAligned(n int) []byte {
 	buf := make([]byte, n+64)
 	skip := (64 - int(uintptr(unsafe.Pointer(&buf[0]))&63)) & 63
 	return buf[skip : skip+n : skip+n]
 }
 
-// One valueCopier copies a call's values whole however they fall into its
+// One Copier copies a call's values whole however they fall into its
 // batches: more values than a batch lists, values that fill a batch's
 // bytes, values larger than a batch, values it copies without streaming
 // between them, and destinations packed back to back as a put places them.
-func TestValueCopierCopiesACallsValues(t *testing.T) {
+func TestCopierCopiesACallsValues(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	sizes := []int{4 << 10, 4 << 10, 100, 64<<10 + 64, 1 << 10, 3 << 20, 1<<10 - 1, 256 << 10, 4<<10 + 17}
 	for len(sizes) < 200 { // three batches' lists on amd64
@@ -87,7 +87,7 @@ func TestValueCopierCopiesACallsValues(t *testing.T) {
 	arena := lineAligned(total + 64)
 	srcs, dsts := make([][]byte, len(sizes)), make([][]byte, len(sizes))
 	at := 0
-	var c valueCopier
+	var c Copier
 	for i, n := range sizes {
 		srcs[i] = make([]byte, n)
 		for j := range srcs[i] {
@@ -95,9 +95,9 @@ func TestValueCopierCopiesACallsValues(t *testing.T) {
 		}
 		dsts[i] = arena[at : at+n : at+n]
 		at += (n + 63) &^ 63
-		c.copy(dsts[i], srcs[i])
+		c.Copy(dsts[i], srcs[i])
 	}
-	c.finish()
+	c.Finish()
 	for i := range sizes {
 		if !bytes.Equal(dsts[i], srcs[i]) {
 			t.Errorf("value %d (%d bytes) differs after the copier finished", i, sizes[i])
@@ -108,12 +108,12 @@ func TestValueCopierCopiesACallsValues(t *testing.T) {
 	}
 }
 
-// BenchmarkValueCopier copies 64 MiB, a staging buffer's worth of values
+// BenchmarkCopier copies 64 MiB, a staging buffer's worth of values
 // of each size, into a 64 MiB arena as a Put call of each 64 values does:
-// its lines fenced once a value (finish after each, as Put did before) or
+// its lines fenced once a value (Finish after each, as Put did before) or
 // once a batch. On the 2-vCPU EPYC VM of 2026-12-05, 4 KiB values copied
 // at 0.6 times the batch's rate when fenced once a value.
-func BenchmarkValueCopier(b *testing.B) {
+func BenchmarkCopier(b *testing.B) {
 	const total, call = 64 << 20, 64
 	src, arena := lineAligned(total), lineAligned(total)
 	for _, size := range []int{2 << 10, 4 << 10, 64 << 10} {
@@ -125,14 +125,14 @@ func BenchmarkValueCopier(b *testing.B) {
 			b.Run(name, func(b *testing.B) {
 				b.SetBytes(total)
 				for b.Loop() {
-					var c valueCopier
+					var c Copier
 					for at, i := 0, 1; at < total; at, i = at+size, i+1 {
-						c.copy(arena[at:at+size], src[at:at+size])
+						c.Copy(arena[at:at+size], src[at:at+size])
 						if perValue || i%call == 0 {
-							c.finish()
+							c.Finish()
 						}
 					}
-					c.finish()
+					c.Finish()
 				}
 			})
 		}
