@@ -9,7 +9,7 @@
 // bytes visible (publishing a value, committing a reservation), a fence
 // must wait until they reached memory. A Copier fences once a batch of up
 // to 256 KiB instead of once a copy: fenced once a copy, 4 KiB values
-// copied at 0.6 times the rate (docs/benchmarks.md, "Put's non-temporal
+// copied at 0.62-0.67 times the rate (docs/benchmarks.md, "Put's non-temporal
 // stores fenced once a batch"). Each batch is copied and fenced by one
 // assembly call, which cannot be preempted, so every store is fenced on
 // the thread that made it before any Go code runs after it.
