@@ -21,9 +21,6 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s: %s (%d)", e.Op, e.Name, e.Code)
 }
 
-// cudaErrorNoDevice is CUDA_ERROR_NO_DEVICE.
-const cudaErrorNoDevice = 100
-
 // check turns a CUresult into nil or an *Error naming op.
 func (d *driver) check(r int32, op string) error {
 	if r == 0 {

@@ -68,11 +68,10 @@ func testConfig(t *testing.T) (Config, *mem.Store) {
 type checkingStore struct {
 	pool.Store
 
-	mu       sync.Mutex
-	puts     int
-	bad      []string
-	onExist  func(keys []string, status []int)
-	existing int
+	mu      sync.Mutex
+	puts    int
+	bad     []string
+	onExist func(keys []string, status []int)
 }
 
 func (c *checkingStore) Put(ctx context.Context, items []pool.PutItem, results []pool.Code) error {

@@ -22,7 +22,6 @@ type simulator struct {
 
 	keys    []string
 	status  []int
-	present []bool
 	items   []pool.PutItem
 	results []pool.Code
 
