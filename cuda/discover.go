@@ -93,16 +93,16 @@ func discoverDriver() ([]GPUInfo, DriverInfo, error) {
 }
 
 // gpuInfo describes CUDA device ordinal i.
-func (l *driver) gpuInfo(i int) (GPUInfo, error) {
+func (d *driver) gpuInfo(i int) (GPUInfo, error) {
 	var dev int32
-	if err := l.check(l.cuDeviceGet(&dev, int32(i)), "cuDeviceGet"); err != nil {
+	if err := d.check(d.cuDeviceGet(&dev, int32(i)), "cuDeviceGet"); err != nil {
 		return GPUInfo{}, err
 	}
-	name, total, err := l.deviceNameMemory(dev)
+	name, total, err := d.deviceNameMemory(dev)
 	if err != nil {
 		return GPUInfo{}, err
 	}
-	a, err := l.deviceAttributes(dev, attrComputeMajor, attrComputeMinor, attrPCIDomainID, attrPCIBusID, attrPCIDeviceID)
+	a, err := d.deviceAttributes(dev, attrComputeMajor, attrComputeMinor, attrPCIDomainID, attrPCIBusID, attrPCIDeviceID)
 	if err != nil {
 		return GPUInfo{}, err
 	}

@@ -107,10 +107,10 @@ func (d *cudaDevice) describe(ordinal int) error {
 }
 
 // deviceAttributes reads cuDeviceGetAttribute for each attribute.
-func (l *driver) deviceAttributes(dev int32, attrs ...int32) ([]int32, error) {
+func (d *driver) deviceAttributes(dev int32, attrs ...int32) ([]int32, error) {
 	out := make([]int32, len(attrs))
 	for i, a := range attrs {
-		if err := l.check(l.cuDeviceGetAttribute(&out[i], a, dev), fmt.Sprintf("cuDeviceGetAttribute %d", a)); err != nil {
+		if err := d.check(d.cuDeviceGetAttribute(&out[i], a, dev), fmt.Sprintf("cuDeviceGetAttribute %d", a)); err != nil {
 			return nil, err
 		}
 	}
@@ -118,13 +118,13 @@ func (l *driver) deviceAttributes(dev int32, attrs ...int32) ([]int32, error) {
 }
 
 // deviceNameMemory reads a device's name and total memory.
-func (l *driver) deviceNameMemory(dev int32) (string, int64, error) {
+func (d *driver) deviceNameMemory(dev int32) (string, int64, error) {
 	buf := make([]byte, 256)
-	if err := l.check(l.cuDeviceGetName(&buf[0], int32(len(buf)), dev), "cuDeviceGetName"); err != nil {
+	if err := d.check(d.cuDeviceGetName(&buf[0], int32(len(buf)), dev), "cuDeviceGetName"); err != nil {
 		return "", 0, err
 	}
 	var total uintptr
-	if err := l.check(l.cuDeviceTotalMem(&total, dev), "cuDeviceTotalMem_v2"); err != nil {
+	if err := d.check(d.cuDeviceTotalMem(&total, dev), "cuDeviceTotalMem_v2"); err != nil {
 		return "", 0, err
 	}
 	return cString(&buf[0], len(buf)), int64(total), nil

@@ -224,12 +224,12 @@ func Simulate(ctx context.Context, reqs []Prepared, opts SimOptions, capacity in
 
 // interrupted is the run so far when ctx ended it with err, the pool's
 // statistics read without ctx.
-func (sim *simulator) interrupted(ctx context.Context, capacity int64, st pool.Store, err error) (Run, error) {
+func (s *simulator) interrupted(ctx context.Context, capacity int64, st pool.Store, err error) (Run, error) {
 	ps, serr := st.Stat(context.WithoutCancel(ctx))
 	if serr != nil {
 		return Run{}, errors.Join(err, serr)
 	}
-	return Run{CapacityBytes: capacity, Summary: sim.summary, FailedPuts: sim.failedPuts, Pool: ps, Interrupted: true, Requests: sim.requests}, err
+	return Run{CapacityBytes: capacity, Summary: s.summary, FailedPuts: s.failedPuts, Pool: ps, Interrupted: true, Requests: s.requests}, err
 }
 
 // arrival is the instant on the virtual clock of an arrival time in ms.

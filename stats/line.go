@@ -13,7 +13,8 @@ const (
 	AsyncLoadMarker = "mooncake-store async-load stats:"
 )
 
-// NoRank, passed as a rank, leaves rank= out of a line.
+// NoRank is the rank that, passed to HolesLine or LoadLine, leaves rank=
+// out of the line.
 const NoRank = -1
 
 // HolesLine formats h as a prefix-hole stats line (see the package doc),
