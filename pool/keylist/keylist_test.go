@@ -182,21 +182,21 @@ func BenchmarkLoad1M(b *testing.B) {
 	}
 	path := writeList(b, sb.String())
 	b.ResetTimer()
-	var s *Store
 	for b.Loop() {
-		var err error
-		if s, err = Load(path); err != nil {
+		if _, err := Load(path); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.StopTimer()
-	s = nil
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	start := time.Now()
-	s, _ = Load(path)
+	s, err := Load(path)
 	load := time.Since(start)
+	if err != nil {
+		b.Fatal(err)
+	}
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "heap-bytes/key")
