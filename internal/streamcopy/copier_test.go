@@ -70,14 +70,14 @@ func lineAligned(n int) []byte {
 }
 
 // One Copier copies a call's values whole however they fall into its
-// batches: more values than a batch lists, values that fill a batch's
-// bytes, values larger than a batch, values it copies without streaming
-// between them, and destinations packed back to back as a put places them.
+// batches, and nothing between them: more values than a batch lists,
+// values that fill a batch's bytes, values larger than a batch, values it
+// copies without streaming between them, and destinations on cache-line
+// boundaries one after the other, as a put places them.
 func TestCopierCopiesACallsValues(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	sizes := []int{4 << 10, 4 << 10, 100, 64<<10 + 64, 1 << 10, 3 << 20, 1<<10 - 1, 256 << 10, 4<<10 + 17}
-	for len(sizes) < 200 { // three batches' lists on amd64
-
+	for len(sizes) < 200 { // more pieces than three batches list on amd64
 		sizes = append(sizes, 2<<10)
 	}
 	total := 0
@@ -98,10 +98,15 @@ func TestCopierCopiesACallsValues(t *testing.T) {
 		c.Copy(dsts[i], srcs[i])
 	}
 	c.Finish()
-	for i := range sizes {
+	at = 0
+	for i, n := range sizes {
 		if !bytes.Equal(dsts[i], srcs[i]) {
-			t.Errorf("value %d (%d bytes) differs after the copier finished", i, sizes[i])
+			t.Errorf("value %d (%d bytes) differs after the copier finished", i, n)
 		}
+		if gap := arena[at+n : at+(n+63)&^63]; anySet(gap) {
+			t.Errorf("the copier wrote into the %d bytes after value %d", len(gap), i)
+		}
+		at += (n + 63) &^ 63
 	}
 	if anySet(arena[at:]) {
 		t.Errorf("the copier wrote past the last value")
