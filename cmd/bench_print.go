@@ -45,6 +45,9 @@ func printBench(ios *IOStreams, g *globalOptions, sweep bool, rs []transfer.Benc
 				fmt.Fprintf(ios.Out, " %s %.2f", p, ms)
 			}
 		}
+		if r.HelpersBusy > 0 {
+			fmt.Fprintf(ios.Out, "; helpers busy %.2f", r.HelpersBusy)
+		}
 		fmt.Fprintln(ios.Out)
 		if r.Geometry.Warning != "" {
 			fmt.Fprintf(ios.ErrOut, "warning: %s\n", r.Geometry.Warning)

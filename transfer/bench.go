@@ -137,6 +137,13 @@ type BenchResult struct {
 	DeviceMS   float64 `json:"device_ms,omitempty"`
 	CopyGBps   float64 `json:"copy_gb_per_s"`
 	StoreCalls int64   `json:"store_calls"`
+	// HelpersBusy is the share of the transfer's wall time that the crew's
+	// helpers (Parallel-1 threads, per worker) spent in store calls, by
+	// their CPU time (Totals.Helpers): near 1 when the copies into or out
+	// of the pool keep every thread busy, lower when the threads wait for
+	// the next set or lose their cores. Zero where thread CPU time is not
+	// measured (not Linux) or there are no helpers.
+	HelpersBusy float64 `json:"helpers_busy,omitempty"`
 	// Missing (loads) and Failed (saves) count pages that did not move.
 	Missing int `json:"missing"`
 	Failed  int `json:"failed"`
@@ -328,12 +335,23 @@ func (b *benchRun) takeMedian(runs []timedRun) {
 		b.res.CopyGBps = gbps(b.res.Bytes, t.DeviceCopy.Seconds())
 	}
 	b.res.StoreCalls = t.StoreCalls
+	b.res.HelpersBusy = b.helpersBusy(t.Helpers, m.seconds)
 	b.res.GBps = gbps(b.res.Bytes, b.res.Seconds)
 	if len(runs) > 1 {
 		for _, r := range runs {
 			b.res.RunSeconds = append(b.res.RunSeconds, r.seconds)
 		}
 	}
+}
+
+// helpersBusy is the share of seconds of wall time the crew's helpers of
+// every worker spent in store calls, given their CPU time cpu.
+func (b *benchRun) helpersBusy(cpu time.Duration, seconds float64) float64 {
+	helpers := (b.res.Parallel - 1) * max(1, b.res.Workers)
+	if helpers <= 0 || seconds <= 0 {
+		return 0
+	}
+	return cpu.Seconds() / (float64(helpers) * seconds)
 }
 
 func gbps(bytes int64, seconds float64) float64 {

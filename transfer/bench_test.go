@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/kvctl/kvctl/cuda"
 	"github.com/kvctl/kvctl/pool"
@@ -50,6 +51,10 @@ func TestBench(t *testing.T) {
 			}
 			if r.StoreCalls == 0 || len(r.PhaseMS) == 0 {
 				t.Errorf("Bench(%s) phases %v, store calls %d, want both", name, r.PhaseMS, r.StoreCalls)
+			}
+			// The helpers' store calls ran inside the transfer's wall time.
+			if r.HelpersBusy < 0 || r.HelpersBusy > 1 {
+				t.Errorf("Bench(%s) helpers_busy = %v, want a share of the helpers' time", name, r.HelpersBusy)
 			}
 			// A second run finds the pool seeded (loads) or clears it (saves).
 			if _, err := Bench(context.Background(), o); err != nil {
@@ -331,6 +336,27 @@ func TestBenchRepeatsReportTheMedian(t *testing.T) {
 		}
 		if calls[0] != calls[1] || calls[0] == 0 {
 			t.Errorf("Bench(%s) store calls %d for one run, %d for the median of 3, want the same, not 0", name, calls[0], calls[1])
+		}
+	}
+}
+
+// helpersBusy divides the helpers' CPU time by every worker's helpers
+// (Parallel-1 each) and the wall time, and is zero without helpers.
+func TestHelpersBusy(t *testing.T) {
+	tests := []struct {
+		parallel, workers int
+		cpu               time.Duration
+		seconds, want     float64
+	}{
+		{parallel: 16, cpu: 15 * time.Second, seconds: 2, want: 0.5},
+		{parallel: 4, workers: 3, cpu: 9 * time.Second, seconds: 2, want: 0.5},
+		{parallel: 1, cpu: time.Second, seconds: 1, want: 0},
+		{parallel: 4, cpu: time.Second, seconds: 0, want: 0},
+	}
+	for _, tc := range tests {
+		b := &benchRun{res: &BenchResult{Parallel: tc.parallel, Workers: tc.workers}}
+		if got := b.helpersBusy(tc.cpu, tc.seconds); got != tc.want {
+			t.Errorf("helpersBusy(%v, %v) with parallel %d, workers %d = %v, want %v", tc.cpu, tc.seconds, tc.parallel, tc.workers, got, tc.want)
 		}
 	}
 }

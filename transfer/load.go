@@ -89,6 +89,7 @@ func (l *lane) record(results []LoadResult, pages int, calls int64, clk *phaseCl
 	l.o.Stats.add(func(t *Totals) {
 		t.Phases.Add(clk.times)
 		t.CPU.Add(clk.cpu)
+		t.Helpers += clk.helpers
 		t.DeviceCopy += device
 		t.Pages += int64(pages)
 		t.StoreCalls += calls

@@ -138,6 +138,7 @@ func (s *Saver) record(results []SaveResult, calls int64, clk *phaseClock, devic
 	s.lane.o.Stats.add(func(t *Totals) {
 		t.Phases.Add(clk.times)
 		t.CPU.Add(clk.cpu)
+		t.Helpers += clk.helpers
 		t.DeviceCopy += device
 		for _, r := range results {
 			t.Pages += int64(r.Pages)

@@ -55,6 +55,12 @@ type Totals struct {
 	// concurrent store calls, so it may exceed the wall time. Work a pool
 	// does on threads of its own is not in it.
 	CPU PhaseTimes
+	// Helpers is the CPU time the crew's helpers spent in store calls
+	// (Linux only), summed over calls: the share of CPU's get or put that
+	// ran on threads other than the call's, each store call's time held
+	// to its wall time. Divided by the helpers' number and the wall time,
+	// it says how busy they were.
+	Helpers time.Duration
 	// DeviceCopy is the time some set's unstage or stage copies were
 	// under way on the device, from each set's start event to its done
 	// event, overlaps counted once: the copy mode's rate is Bytes /
@@ -126,6 +132,7 @@ type phaseClock struct {
 	lastCPU time.Duration
 	times   PhaseTimes
 	cpu     PhaseTimes
+	helpers time.Duration // what addCPU charged
 }
 
 func newPhaseClock(on bool) phaseClock {
@@ -155,10 +162,11 @@ func (c *phaseClock) lap(p stats.Phase) {
 	}
 }
 
-// addCPU charges CPU time spent on other threads to p.
+// addCPU charges CPU time the crew's helpers spent to p.
 func (c *phaseClock) addCPU(p stats.Phase, d time.Duration) {
 	if c.on {
 		c.cpu[p] += d
+		c.helpers += d
 	}
 }
 
