@@ -90,7 +90,7 @@ func newGiBStore(b *testing.B) (*Store, []string) {
 	}
 	b.Cleanup(func() { s.Close() })
 	keys := benchKeys(gibPages)
-	if err := putRound(s, keys, make([]byte, 16<<20)); err != nil {
+	if err := putRound(s, keys, make([]byte, 16<<20), putCallPages); err != nil {
 		b.Fatal(err)
 	}
 	return s, keys
