@@ -3,10 +3,12 @@ package crew
 import (
 	"errors"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/kvctl/kvctl/internal/tracetest"
+	"github.com/kvctl/kvctl/stats"
 )
 
 func TestCrewRunsEveryChunkOnce(t *testing.T) {
@@ -116,6 +118,39 @@ func TestCrewWakesParkedHelpers(t *testing.T) {
 	}
 }
 
+// TestHelperReadsItsClockOncePerRun checks that a helper reads its thread
+// clock once before and once after the chunks it runs one after the
+// other, not around each, and that their CPU time is in the task when
+// Wait returns.
+func TestHelperReadsItsClockOncePerRun(t *testing.T) {
+	var reads atomic.Int64
+	clock := func() time.Duration { return time.Duration(reads.Add(1)) }
+	c := New(1, DefaultPark, clock)
+	defer c.Close()
+	task := c.Post(16, func(int) error { return nil })
+	deadline := time.Now().Add(5 * time.Second)
+	for task.left.Load() > 0 { // the helper runs every chunk: Wait runs none
+		if time.Now().After(deadline) {
+			t.Fatal("the helper ran no chunk in 5 s")
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
+	task.Wait()
+	if got := reads.Load(); got != 2 {
+		t.Errorf("the helper read its clock %d times for 16 chunks in one run, want 2", got)
+	}
+	if got := task.CPU(); got != 1 {
+		t.Errorf("CPU() = %v, want 1ns (the second reading less the first)", got)
+	}
+	for round := range 200 {
+		task := c.Post(8, func(int) error { return nil })
+		task.Wait()
+		if n := reads.Load(); n%2 != 0 {
+			t.Fatalf("round %d: %d clock readings when Wait returned: a run's CPU time was not in yet", round, n)
+		}
+	}
+}
+
 // fakeClock is a thread CPU clock that only advances.
 var fakeTicks atomic.Int64
 
@@ -161,4 +196,52 @@ func TestChunksShowInAnExecutionTrace(t *testing.T) {
 		}
 	})
 	tracetest.CheckNames(t, tr, "crew post", "crew chunk")
+}
+
+// BenchmarkChunks runs tasks of 64 chunks of about a microsecond's work
+// each on a crew of one helper and the waiting goroutine, the helper's CPU
+// time read from its thread's clock (clock=thread, as kvctl bench and
+// serve do) or not at all: the crew's price per chunk, which each store
+// call of a staged set pays. cpu-ns/chunk is the process's CPU time per
+// chunk, spinning included.
+func BenchmarkChunks(b *testing.B) {
+	for _, measure := range []bool{false, true} {
+		name := "clock=none"
+		var clock func() time.Duration
+		if measure {
+			name, clock = "clock=thread", func() time.Duration { d, _ := stats.ThreadCPU(); return d }
+		}
+		b.Run(name, func(b *testing.B) {
+			c := New(1, DefaultPark, clock)
+			defer c.Close()
+			var sink atomic.Int64
+			work := func(j int) error {
+				s := int64(0)
+				for k := range 2000 {
+					s += int64(k ^ j)
+				}
+				sink.Add(s)
+				return nil
+			}
+			cpu0 := processCPU(b)
+			for b.Loop() {
+				if _, err := c.Post(64, work).Wait(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			cpu := processCPU(b) - cpu0
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*64), "ns/chunk")
+			b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N*64), "cpu-ns/chunk")
+		})
+	}
+}
+
+// processCPU is the CPU time the process has used so far, user and
+// system.
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
