@@ -3,10 +3,10 @@ package crew
 import (
 	"errors"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/kvctl/kvctl/internal/benchcpu"
 	"github.com/kvctl/kvctl/internal/tracetest"
 	"github.com/kvctl/kvctl/stats"
 )
@@ -223,25 +223,15 @@ func BenchmarkChunks(b *testing.B) {
 				sink.Add(s)
 				return nil
 			}
-			cpu0 := processCPU(b)
+			cpu0 := benchcpu.Process(b)
 			for b.Loop() {
 				if _, err := c.Post(64, work).Wait(); err != nil {
 					b.Fatal(err)
 				}
 			}
-			cpu := processCPU(b) - cpu0
+			cpu := benchcpu.Process(b) - cpu0
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*64), "ns/chunk")
 			b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N*64), "cpu-ns/chunk")
 		})
 	}
-}
-
-// processCPU is the CPU time the process has used so far, user and
-// system.
-func processCPU(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

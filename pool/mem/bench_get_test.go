@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/kvctl/kvctl/internal/benchcpu"
 )
 
 // getCallPages is how many pages a staged load's store call carries by
@@ -27,11 +29,11 @@ func BenchmarkGetStagingGiB4KiB(b *testing.B) {
 	b.SetBytes(getCallPages * pageSize)
 	b.ReportAllocs()
 	b.ResetTimer()
-	t0 := processCPU(b)
+	t0 := benchcpu.Process(b)
 	if err := getRound(s, keys, staging, b.N); err != nil {
 		b.Fatal(err)
 	}
-	cpu := processCPU(b) - t0
+	cpu := benchcpu.Process(b) - t0
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*getCallPages), "ns/item")
 	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N*getCallPages), "cpu-ns/item")
 }

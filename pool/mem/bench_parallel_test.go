@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kvctl/kvctl/internal/benchcpu"
 	"github.com/kvctl/kvctl/pool"
 )
 
@@ -47,11 +48,11 @@ func BenchmarkReserveCommit4KiB(b *testing.B) {
 	var cpu time.Duration
 	for done := 0; done < b.N; {
 		n := min(b.N-done, roundBatches)
-		t0 := processCPU(b)
+		t0 := benchcpu.Process(b)
 		if err := reserveCommitRound(s, keys[:n*pageBatch]); err != nil {
 			b.Fatal(err)
 		}
-		cpu += processCPU(b) - t0
+		cpu += benchcpu.Process(b) - t0
 		b.StopTimer()
 		s.Remove(context.Background(), keys[:n*pageBatch], true, codes[:n*pageBatch])
 		b.StartTimer()

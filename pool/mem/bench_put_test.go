@@ -3,10 +3,10 @@ package mem
 import (
 	"context"
 	"fmt"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/kvctl/kvctl/internal/benchcpu"
 	"github.com/kvctl/kvctl/pool"
 )
 
@@ -67,11 +67,11 @@ func benchPutCalls(b *testing.B, s *Store, keys []string, codes []pool.Code, src
 	var cpu time.Duration
 	for done := 0; done < b.N; {
 		n := min(b.N-done, roundCalls)
-		t0 := processCPU(b)
+		t0 := benchcpu.Process(b)
 		if err := putRound(s, keys[:n*per], src, per); err != nil {
 			b.Fatal(err)
 		}
-		cpu += processCPU(b) - t0
+		cpu += benchcpu.Process(b) - t0
 		b.StopTimer()
 		s.Remove(context.Background(), keys[:n*per], true, codes[:n*per])
 		b.StartTimer()
@@ -100,14 +100,4 @@ func putRound(s *Store, keys []string, src []byte, per int) error {
 			return err
 		}
 	})
-}
-
-// processCPU is the CPU time the process has used so far, user and
-// system, garbage collection included.
-func processCPU(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
