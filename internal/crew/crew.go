@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sys/cpu"
+
 	"github.com/kvctl/kvctl/stats"
 )
 
@@ -109,15 +111,22 @@ type helper struct {
 
 // Task is n chunks of work, fn(0) .. fn(n-1), taken in order by the
 // crew's helpers and the goroutine that waits for it.
+//
+// What every chunk reads (n, fn, errs) and what it writes (next, as it is
+// taken; left and cpu, as it finishes) lie on cache lines of their own, so
+// that one member's take does not take from the others the line of fn
+// they are about to read.
 type Task struct {
 	// after is the task posted next, nil until there is one.
 	after atomic.Pointer[Task]
 	n     int
 	fn    func(j int) error
+	errs  []error
+	_     cpu.CacheLinePad
 	next  atomic.Int64 // the next chunk to take
+	_     cpu.CacheLinePad
 	left  atomic.Int64 // chunks not finished
 	cpu   atomic.Int64 // thread CPU time of the helpers' chunks, when measured
-	errs  []error
 }
 
 // New starts helpers goroutines (none when helpers < 1) that park after
