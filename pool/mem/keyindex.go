@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"golang.org/x/sys/cpu"
+
 	"github.com/kvctl/kvctl/internal/prefetch"
 )
 
@@ -54,13 +56,15 @@ const (
 // alive stay few.
 const maxRetired = 4
 
-// keyIndex maps packed keys to their objects.
+// keyIndex maps packed keys to their objects. What every lookup reads
+// (heads, size, seed) is a cache line away from the stripes' locks.
 type keyIndex struct {
 	heads   []atomic.Pointer[object] // len a power of two, at least indexStripes
 	size    atomic.Int64             // len(heads), for callers holding no lock
 	seed    maphash.Seed
 	crowded atomic.Bool // a stripe went over its load; grow at the next chance
 	retired atomic.Bool // a stripe retired more than maxRetired objects
+	_       cpu.CacheLinePad
 	stripes [indexStripes]indexStripe
 }
 

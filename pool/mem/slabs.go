@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"golang.org/x/sys/cpu"
 )
 
 // Sizes of the slabs the Put and Reserve calls share: 1,024 objects (90
@@ -32,11 +34,15 @@ const (
 // GiB its hand-overs kept them waiting 94 ms in all (an execution trace),
 // and staged saves' puts took 25-29 ms of wall time against 11-14 ms
 // before slabs (2026-12-03, docs/benchmarks.md).
+//
+// The fields every call reads (size, ahead) are a cache line away from the
+// shards' locks, which the calls write.
 type slabs[T any] struct {
-	size   int // of a slab, in Ts
-	shards [slabShards]slabShard[T]
+	size   int         // of a slab, in Ts
 	ahead  chan []T    // a slab made and touched ahead; room for one
 	making atomic.Bool // a goroutine is making the slab ahead
+	_      cpu.CacheLinePad
+	shards [slabShards]slabShard[T]
 }
 
 // slabShards is how many slabs the calls take from at once.
