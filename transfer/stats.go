@@ -58,8 +58,8 @@ type Totals struct {
 	// Helpers is the CPU time the crew's helpers spent in store calls
 	// (Linux only), summed over calls: the share of CPU's get or put that
 	// ran on threads other than the call's, each helper's run of store
-	// calls of a set held to the run's wall time (crew.Task.CPU). Divided by the helpers' number and the wall time,
-	// it says how busy they were.
+	// calls of a set held to the run's wall time (crew.Task.CPU). Divided
+	// by the helpers' number and the wall time, it says how busy they were.
 	Helpers time.Duration
 	// DeviceCopy is the time some set's unstage or stage copies were
 	// under way on the device, from each set's start event to its done

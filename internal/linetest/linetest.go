@@ -18,29 +18,32 @@ const lineBytes = int(unsafe.Sizeof(cpu.CacheLinePad{}))
 // wherever the struct starts: less than a line lies between their bytes.
 // Fields are named as in the source; an unknown name is an error.
 func Apart(typ reflect.Type, groups ...[]string) error {
-	spans := make([][][2]int, len(groups))
+	var fields []field
 	for g, names := range groups {
 		for _, name := range names {
 			f, ok := typ.FieldByName(name)
 			if !ok {
 				return fmt.Errorf("%v has no field %s", typ, name)
 			}
-			spans[g] = append(spans[g], [2]int{int(f.Offset), int(f.Offset + f.Type.Size())})
+			fields = append(fields, field{group: g, name: name, span: [2]int{int(f.Offset), int(f.Offset + f.Type.Size())}})
 		}
 	}
-	for i := range groups {
-		for j := i + 1; j < len(groups); j++ {
-			for a, x := range spans[i] {
-				for b, y := range spans[j] {
-					if gap(x, y) < lineBytes {
-						return fmt.Errorf("%v.%s and %v.%s are %d bytes apart, less than a %d-byte cache line",
-							typ, groups[i][a], typ, groups[j][b], gap(x, y), lineBytes)
-					}
-				}
+	for i, x := range fields {
+		for _, y := range fields[i+1:] {
+			if d := gap(x.span, y.span); x.group != y.group && d < lineBytes {
+				return fmt.Errorf("%v.%s and %v.%s are %d bytes apart, less than a %d-byte cache line",
+					typ, x.name, typ, y.name, d, lineBytes)
 			}
 		}
 	}
 	return nil
+}
+
+// field is a named field's bytes (start, end) and the number of its group.
+type field struct {
+	group int
+	name  string
+	span  [2]int
 }
 
 // gap is the distance from the last byte of the earlier of the spans x
