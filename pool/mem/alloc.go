@@ -3,10 +3,10 @@ package mem
 import (
 	"math/bits"
 	"sort"
-	"sync"
 	"sync/atomic"
 
 	"github.com/kvctl/kvctl/internal/hugepages"
+	"github.com/kvctl/kvctl/internal/spinmu"
 )
 
 // extent is a free range [off, off+size) of a segment's address space,
@@ -27,9 +27,11 @@ type extent struct {
 // one arena, one buffer a device can register. In metadata-only mode no
 // bytes exist and the segment is a single arena: one contiguous range, as
 // upstream's. Once the store is shared, mu guards every field but the
-// constant name, capacity, arenaSize, noBytes, populate and pinners.
+// constant name, capacity, arenaSize, noBytes, populate and pinners; it
+// spins before it parks (internal/spinmu), since every store call of every
+// copy thread takes it once for a microsecond or so.
 type segment struct {
-	mu        sync.Mutex
+	mu        spinmu.Mutex
 	name      string
 	capacity  int64
 	arenaSize int64

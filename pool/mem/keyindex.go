@@ -3,13 +3,13 @@ package mem
 import (
 	"hash/maphash"
 	"math/bits"
-	"sync"
 	"sync/atomic"
 	"unsafe"
 
 	"golang.org/x/sys/cpu"
 
 	"github.com/kvctl/kvctl/internal/prefetch"
+	"github.com/kvctl/kvctl/internal/spinmu"
 )
 
 // The index's table. Every object, published or not, hangs in a chain
@@ -71,11 +71,13 @@ type keyIndex struct {
 // indexStripe is the lock of the heads whose number has the stripe's low
 // bits, how many objects their chains hold and the objects taken out of
 // them that keep their links until the next tend, alone on a cache line.
+// Its lock spins before it parks (internal/spinmu): a store call takes
+// some stripe's for each of its keys.
 type indexStripe struct {
-	mu      sync.Mutex
+	mu      spinmu.Mutex
 	n       int64
 	retired []*object
-	_       [64 - unsafe.Sizeof(sync.Mutex{}) - 8 - unsafe.Sizeof([]*object(nil))]byte
+	_       [64 - unsafe.Sizeof(spinmu.Mutex{}) - 8 - unsafe.Sizeof([]*object(nil))]byte
 }
 
 // newKeyIndex makes an index with heads for about keys keys.

@@ -3,11 +3,12 @@ package mem
 import (
 	"math/rand/v2"
 	"os"
-	"sync"
 	"sync/atomic"
 	"unsafe"
 
 	"golang.org/x/sys/cpu"
+
+	"github.com/kvctl/kvctl/internal/spinmu"
 )
 
 // Sizes of the slabs the Put and Reserve calls share: 1,024 objects (90
@@ -49,11 +50,11 @@ type slabs[T any] struct {
 const slabShards = 16
 
 // slabShard is the slab one call at a time takes from, alone on its cache
-// line.
+// line; its lock spins before it parks (internal/spinmu).
 type slabShard[T any] struct {
-	mu  sync.Mutex
+	mu  spinmu.Mutex
 	cur []T
-	_   [64 - unsafe.Sizeof(sync.Mutex{}) - unsafe.Sizeof([]T(nil))]byte
+	_   [64 - unsafe.Sizeof(spinmu.Mutex{}) - unsafe.Sizeof([]T(nil))]byte
 }
 
 func newSlabs[T any](size int) *slabs[T] {
