@@ -15,6 +15,12 @@
 // waiting for the lock, 165 µs runnable): 12% of the calls' time, for
 // critical sections of about a microsecond. With this mutex they parked
 // 27 times.
+//
+// Spinning costs where a lock is contended most of the time: when the
+// critical section is a third of each goroutine's loop, BenchmarkContended
+// moves 290-330 ns a turn against sync.Mutex's 180-250 on the 2-core
+// development VM (sync.Mutex lets one goroutine run alone while the other
+// sleeps); with ten times the work outside, both move 520-620 ns.
 package spinmu
 
 import (
