@@ -39,9 +39,10 @@ const spinCycles = 30
 // clockEvery is how many spins go between two looks at the clock.
 const clockEvery = 8
 
-// procyield executes cycles PAUSE instructions. It is the runtime's, kept
-// for linkname use by the runtime itself (runtime/stubs.go: "Do not
-// remove or change the type signature", go.dev/issue/67401).
+// procyield executes cycles PAUSE instructions. It is the runtime's,
+// which keeps it reachable by linkname for packages outside the runtime
+// (runtime/stubs.go: "Do not remove or change the type signature",
+// go.dev/issue/67401).
 //
 //go:linkname procyield runtime.procyield
 func procyield(cycles uint32)
@@ -61,6 +62,9 @@ func (m *Mutex) Lock() {
 	m.lockSlow()
 }
 
+// lockSlow spins, trying the lock after each spin and reading the clock
+// every clockEvery spins, until it holds the lock or Spin has passed; then
+// it waits in sync.Mutex.Lock.
 func (m *Mutex) lockSlow() {
 	var start time.Time
 	for spins := 1; ; spins++ {
