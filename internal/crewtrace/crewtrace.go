@@ -1,0 +1,98 @@
+// Package crewtrace reads an execution trace of kvctl (--exectrace) and
+// measures its crew (internal/crew): the store calls its members ran (the
+// "crew chunk" regions), the tasks posted (the "crew post" logs), what kept
+// the calls from running, and how many members could take a task's calls
+// when it was posted. docs/benchmarks.md reads staged transfers' traces
+// with it; bench/crewtrace prints its report.
+package crewtrace
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"golang.org/x/exp/trace"
+)
+
+// The names internal/crew gives its trace events.
+const (
+	chunkRegion = "crew chunk"
+	postLog     = "crew post"
+)
+
+// Report is what a trace tells of its crew.
+type Report struct {
+	// Calls are the calls' wall times, sorted.
+	Calls []time.Duration
+	// Waiting and Runnable are the calls' time not running: blocked, and
+	// ready but without a thread.
+	Waiting, Runnable time.Duration
+	// Parks are where the calls blocked, most time first.
+	Parks []Site
+	// Posts are the tasks posted, in order.
+	Posts []Post
+	// AtPost is, per goroutine state, how many of the members that had
+	// run calls before were in it when a task was posted, on average.
+	AtPost map[string]float64
+	// Yields are the members' yields outside calls (the posting
+	// goroutines' not counted), and YieldOff the mean time from a yield
+	// until the member ran again.
+	Yields   int
+	YieldOff time.Duration
+	// Members is how many goroutines other than the posting one ran calls.
+	Members int
+}
+
+// Site is a place where calls blocked: the first function on the stack
+// outside the runtime, sync and internal/spinmu.
+type Site struct {
+	Func  string
+	Parks int
+	Off   time.Duration // from blocking until running again
+}
+
+// Post is one task: when it was posted and what its calls did.
+type Post struct {
+	// Calls is how many calls began after the post and before the next.
+	Calls int
+	// Members is how many goroutines ran them.
+	Members int
+	// Span is from the post to its last call's end, Tail from the
+	// second-to-last call's end to the last's.
+	Span, Tail time.Duration
+	// PosterJoin is from the post to the posting goroutine's first call;
+	// -1 when it took none.
+	PosterJoin time.Duration
+}
+
+// skipFrame says whether a park's frame is the lock's, not its caller's.
+func skipFrame(fn string) bool {
+	for _, p := range []string{"runtime.", "sync.", "internal/", "github.com/kvctl/kvctl/internal/spinmu."} {
+		if strings.HasPrefix(fn, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// Analyze reads the trace r and reports on its crew.
+func Analyze(r io.Reader) (*Report, error) {
+	tr, err := trace.NewReader(r)
+	if err != nil {
+		return nil, fmt.Errorf("reading the trace: %w", err)
+	}
+	a := newAnalysis()
+	for {
+		ev, err := tr.ReadEvent()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading the trace: %w", err)
+		}
+		a.event(ev)
+	}
+	return a.report(), nil
+}

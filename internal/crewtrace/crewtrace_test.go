@@ -1,0 +1,114 @@
+package crewtrace
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"runtime/trace"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kvctl/kvctl/internal/crew"
+)
+
+// crewTrace traces a crew of two helpers running tasks tasks of chunks
+// chunks each, task after task; the first chunk of the last task waits on
+// a channel for 2 ms, so that one call parks in waitInCall.
+func crewTrace(t testing.TB, tasks, chunks int) []byte {
+	var buf bytes.Buffer
+	if err := trace.Start(&buf); err != nil {
+		t.Skipf("cannot trace: %v", err) // another trace is running (go test -trace)
+	}
+	c := crew.New(2, crew.DefaultPark, nil)
+	var mu sync.Mutex
+	sum := 0
+	for k := range tasks {
+		task := c.Post(chunks, func(j int) error {
+			if k == tasks-1 && j == 0 {
+				waitInCall()
+			}
+			mu.Lock()
+			sum += j
+			mu.Unlock()
+			return nil
+		})
+		task.Wait()
+	}
+	c.Close()
+	trace.Stop()
+	return buf.Bytes()
+}
+
+// waitInCall parks its goroutine for 2 ms.
+func waitInCall() {
+	ch := make(chan struct{})
+	time.AfterFunc(2*time.Millisecond, func() { close(ch) })
+	<-ch
+}
+
+func TestAnalyzeCountsTheCrew(t *testing.T) {
+	const tasks, chunks = 5, 8
+	r, err := Analyze(bytes.NewReader(crewTrace(t, tasks, chunks)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Calls) != tasks*chunks {
+		t.Errorf("%d calls, want %d", len(r.Calls), tasks*chunks)
+	}
+	if len(r.Posts) != tasks {
+		t.Fatalf("%d posts, want %d", len(r.Posts), tasks)
+	}
+	calls := 0
+	for _, p := range r.Posts {
+		calls += p.Calls
+		if p.Members < 1 || p.Members > 3 || p.Span <= 0 {
+			t.Errorf("post %+v: want its calls on 1 to 3 goroutines and a span", p)
+		}
+	}
+	if calls != tasks*chunks {
+		t.Errorf("the posts' calls add up to %d, want %d", calls, tasks*chunks)
+	}
+	if r.Members > 2 {
+		t.Errorf("%d members, want at most the crew's 2 helpers", r.Members)
+	}
+	if r.Waiting < 2*time.Millisecond {
+		t.Errorf("calls waited %v, want at least the 2 ms of waitInCall", r.Waiting)
+	}
+	if len(r.Parks) == 0 || !strings.HasSuffix(r.Parks[0].Func, ".waitInCall") || r.Parks[0].Parks != 1 {
+		t.Errorf("parks %+v, want waitInCall's first, once", r.Parks)
+	}
+}
+
+func TestAnalyzeRefusesWhatIsNotATrace(t *testing.T) {
+	if _, err := Analyze(strings.NewReader("not a trace")); err == nil {
+		t.Fatal("Analyze of text succeeded")
+	}
+}
+
+// TestAnalyzeSurvivesDamage reads a trace cut short and with bytes
+// changed, in many places: each either reads or fails, and none panics.
+// (A fuzz target seeded with a trace stalled: the fuzzing engine's worker
+// stopped making calls, while every input it held read in under a
+// millisecond outside it.)
+func TestAnalyzeSurvivesDamage(t *testing.T) {
+	whole := crewTrace(t, 2, 4)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 2000 {
+		d := bytes.Clone(whole)
+		for range 1 + rng.IntN(4) {
+			i := rng.IntN(len(d))
+			switch rng.IntN(3) {
+			case 0:
+				d[i] ^= 1 << rng.IntN(8)
+			case 1:
+				d[i] = byte(rng.IntN(256))
+			default:
+				d = d[:i+1]
+			}
+		}
+		if r, err := Analyze(bytes.NewReader(d)); err == nil && r == nil {
+			t.Fatal("no report and no error")
+		}
+	}
+}
