@@ -46,7 +46,7 @@ type Report struct {
 }
 
 // Site is a place where calls blocked: the first function on the stack
-// outside the runtime, sync and internal/spinmu.
+// that is not the lock's (lockFrames).
 type Site struct {
 	Func  string
 	Parks int
@@ -67,9 +67,14 @@ type Post struct {
 	PosterJoin time.Duration
 }
 
+// lockFrames are the prefixes of the functions on a park's stack that
+// belong to the lock, not to its caller: the runtime's, sync's, the
+// standard library's internal packages' and internal/spinmu's.
+var lockFrames = []string{"runtime.", "sync.", "internal/", "github.com/kvctl/kvctl/internal/spinmu."}
+
 // skipFrame says whether a park's frame is the lock's, not its caller's.
 func skipFrame(fn string) bool {
-	for _, p := range []string{"runtime.", "sync.", "internal/", "github.com/kvctl/kvctl/internal/spinmu."} {
+	for _, p := range lockFrames {
 		if strings.HasPrefix(fn, p) {
 			return true
 		}
