@@ -35,9 +35,25 @@ const (
 )
 
 // DefaultParallel is the default of Options.Parallel for a loader or
-// saver: the cores (GOMAXPROCS). Each of an AsyncLoader's workers takes an
-// even share of it, at least 1.
-func DefaultParallel() int { return runtime.GOMAXPROCS(0) }
+// saver: staged, the cores (GOMAXPROCS), whose threads make the copies;
+// direct, three quarters of them (all of up to three), whose calls
+// only describe or publish values: helpers spinning on every core for a
+// direct set's few calls kept the goroutine that queues the device's work
+// and the driver's threads off the cores. On a 16-core H100 virtual
+// machine (runs 49 to 51 of 2026-12-05, 1 GiB of 4 KiB pages, helpers
+// locked to their threads only while they run calls) direct saves moved
+// 0.86-0.89 of the link with 12 threads against 0.27-0.81 with 16, loads
+// 0.87-0.88 against 0.63-0.80; staged ones lost with 12 (saves 0.62-0.72
+// against 0.68-0.86; docs/benchmarks.md, "Copy helpers keep their threads
+// only while they run calls"). Each of an AsyncLoader's workers takes an even
+// share, at least 1.
+func DefaultParallel(direct bool) int {
+	n := runtime.GOMAXPROCS(0)
+	if direct {
+		return n - n/4
+	}
+	return n
+}
 
 // Options configure a Loader, an AsyncLoader or a Saver.
 type Options struct {
@@ -68,8 +84,9 @@ type Options struct {
 	// default DefaultWorkers).
 	Workers int
 	// Parallel is the size of the crew that runs a set's store calls, the
-	// goroutine waiting for them included (default DefaultParallel, the
-	// cores, split evenly among an AsyncLoader's workers; when set, each
+	// goroutine waiting for them included (default DefaultParallel: the
+	// cores staged, three quarters of them direct, split evenly among an
+	// AsyncLoader's workers; when set, each
 	// worker's; kvctl bench --copy-threads): staged, the calls make the
 	// copies between the pool's values and pinned staging, so it is the
 	// number of threads that copy. A staged set is split into calls of
@@ -139,7 +156,7 @@ func (o Options) parallelFor(workers int) int {
 	if o.Parallel > 0 {
 		return o.Parallel
 	}
-	return max(1, DefaultParallel()/max(workers, 1))
+	return max(1, DefaultParallel(o.Direct)/max(workers, 1))
 }
 
 // maxPageBytes is the largest page of the pools' groups.

@@ -131,8 +131,8 @@ type Task struct {
 
 // New starts helpers goroutines (none when helpers < 1) that park after
 // park without work (DefaultPark); with a cpu clock (the calling thread's
-// CPU time) each helper keeps its thread and the CPU time of its chunks
-// is summed per task (Task.CPU).
+// CPU time) each helper keeps its thread while it runs chunks and their
+// CPU time is summed per task (Task.CPU).
 func New(helpers int, park time.Duration, cpu func() time.Duration) *Crew {
 	c := &Crew{park: park, cpu: cpu, stop: make(chan struct{})}
 	for i := range max(0, helpers) {
@@ -206,18 +206,19 @@ func (c *Crew) wanted(i int) (*Task, bool) {
 // help is helper i: it takes chunks of the tasks that need it until the
 // crew stops.
 //
-// A measured helper keeps its OS thread between chunks too. Then each of
-// its yields hands its processor over to its thread and back (78 µs on
-// average in an execution trace of a staged load of 4 KiB pages on the
-// H200 virtual machine). Locking only around each chunk made the yields
-// cheap, but kept 16 helpers spinning on 16 cores: loads gained nothing
-// measurable, and saves lost up to 0.29 of the link (docs/benchmarks.md,
-// "staged loads in an execution trace").
+// A measured helper keeps its OS thread only while it runs chunks
+// (runChunks), so that its thread's CPU clock counts them, not between
+// them: a locked goroutine's yields and parks hand its processor over to
+// its thread and back (60 µs on average, each of the 12,600 yields in an
+// execution trace of six staged saves of 4 KiB pages on a 16-core H100
+// virtual machine, with half the helpers runnable and not running at a
+// set's post), and an unlocked one's take 2.5 µs. That made staged
+// transfers of 4 KiB pages faster (runs 48 to 51 of 2026-12-05, medians
+// of 8 rounds: saves 44.6 GB/s against 38.3, loads 43.2 against 39.9)
+// and direct ones slower unless the crew leaves a quarter of the cores
+// free (package transfer's DefaultParallel). The helpers of
+// kvctl serve, which measures no CPU time, never lock their threads.
 func (c *Crew) help(i int, h *helper) {
-	if c.cpu != nil {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-	}
 	sp := newSpinner(0)
 	for spins := 1; ; spins++ {
 		if t, ok := c.wanted(i); ok && t.runChunks(c.cpu) {
@@ -275,8 +276,9 @@ func (t *Task) run(j int) {
 }
 
 // runChunks runs chunks of t, one after the other, until none is left to
-// take; false when there was none. With a clock it reads the thread's CPU
-// time once before the first and once after the last (at most the run's
+// take; false when there was none. With a clock it keeps its thread for
+// the run and reads the thread's CPU time once before the first chunk and
+// once after the last (at most the run's
 // wall time: stats.SpanCPU), not around each chunk: a read is a system
 // call (1.3 µs on the 2-core development VM), and a staged set's store
 // calls are chunks of 30 µs to 70 µs. The time is added to t.cpu before
@@ -290,6 +292,8 @@ func (t *Task) runChunks(clock func() time.Duration) bool {
 	var start time.Duration
 	var began time.Time
 	if clock != nil {
+		runtime.LockOSThread() // the clock is the thread's
+		defer runtime.UnlockOSThread()
 		start, began = clock(), time.Now()
 	}
 	for {

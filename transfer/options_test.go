@@ -1,0 +1,37 @@
+package transfer
+
+import (
+	"runtime"
+	"testing"
+)
+
+// TestParallelDefaults checks the crew sizes a loader, saver or async
+// worker gets without Options.Parallel: staged, the cores; direct, three
+// quarters of them, all of up to three; an async worker an even share.
+func TestParallelDefaults(t *testing.T) {
+	cases := []struct {
+		cores, workers int
+		direct         bool
+		want           int
+	}{
+		{16, 1, false, 16},
+		{16, 1, true, 12},
+		{16, 4, false, 4},
+		{16, 4, true, 3},
+		{2, 1, true, 2},
+		{3, 1, true, 3},
+		{4, 1, true, 3},
+		{2, 4, true, 1},
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, c := range cases {
+		runtime.GOMAXPROCS(c.cores)
+		if got := (Options{Direct: c.direct}).parallelFor(c.workers); got != c.want {
+			t.Errorf("%d cores, %d workers, direct %v: %d threads, want %d", c.cores, c.workers, c.direct, got, c.want)
+		}
+	}
+	runtime.GOMAXPROCS(16)
+	if got := (Options{Parallel: 5, Direct: true}).parallelFor(4); got != 5 {
+		t.Errorf("Parallel 5: %d threads a worker, want 5", got)
+	}
+}
