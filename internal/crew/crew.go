@@ -157,15 +157,17 @@ func (c *Crew) Close() {
 func (c *Crew) Post(n int, fn func(j int) error) *Task {
 	t := &Task{n: n, fn: fn, errs: make([]error, n)}
 	t.left.Store(int64(n))
+	if trace.IsEnabled() {
+		// seen in --exectrace; logged before the task is queued, so that
+		// every one of its chunks begins after its post
+		trace.Logf(context.Background(), "crew post", "%d", n)
+	}
 	if head := c.current(); head == nil || head.taken() {
 		c.task.Store(t) // nothing left to take: t heads the queue
 	} else {
 		c.last.Load().after.Store(t)
 	}
 	c.last.Store(t)
-	if trace.IsEnabled() {
-		trace.Logf(context.Background(), "crew post", "%d", n) // seen in --exectrace
-	}
 	for _, h := range c.helpers[:min(max(0, n-1), len(c.helpers))] {
 		if h.parked.Load() {
 			select {

@@ -3,6 +3,7 @@ package crewtrace
 import (
 	"bytes"
 	"math/rand/v2"
+	"runtime"
 	"runtime/trace"
 	"strings"
 	"sync"
@@ -40,11 +41,33 @@ func crewTrace(t testing.TB, tasks, chunks int) []byte {
 	return buf.Bytes()
 }
 
-// waitInCall parks its goroutine for 2 ms.
+// waitInCall parks its goroutine for at least 2 ms: the 2 ms start once
+// it is parked, so that a busy machine, which may keep a goroutine off its
+// core between arming a timer and blocking, cannot shorten the wait.
 func waitInCall() {
 	ch := make(chan struct{})
-	time.AfterFunc(2*time.Millisecond, func() { close(ch) })
+	go func() {
+		for !parkedInWaitInCall() {
+			time.Sleep(50 * time.Microsecond)
+		}
+		time.Sleep(2 * time.Millisecond)
+		close(ch)
+	}()
 	<-ch
+}
+
+// parkedInWaitInCall says whether a goroutine waits in waitInCall's
+// channel receive, from every goroutine's stack.
+func parkedInWaitInCall() bool {
+	buf := make([]byte, 1<<20)
+	all := string(buf[:runtime.Stack(buf, true)])
+	for _, g := range strings.Split(all, "\n\n") {
+		header, _, _ := strings.Cut(g, "\n")
+		if strings.Contains(header, "[chan receive") && strings.Contains(g, ".waitInCall(") {
+			return true
+		}
+	}
+	return false
 }
 
 func TestAnalyzeCountsTheCrew(t *testing.T) {
