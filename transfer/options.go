@@ -36,17 +36,17 @@ const (
 
 // DefaultParallel is the default of Options.Parallel for a loader or
 // saver: staged, the cores (GOMAXPROCS), whose threads make the copies;
-// direct, three quarters of them (all of up to three), whose calls
-// only describe or publish values: helpers spinning on every core for a
-// direct set's few calls kept the goroutine that queues the device's work
-// and the driver's threads off the cores. On a 16-core H100 virtual
+// direct, three quarters of them (all of up to three), whose calls only
+// describe or publish values and keep a third of 16 helpers busy or less:
+// helpers spinning on every core between them kept the goroutine that
+// queues the device's work off the cores. On a 16-core H100 virtual
 // machine (runs 49 to 51 of 2026-12-05, 1 GiB of 4 KiB pages, helpers
 // locked to their threads only while they run calls) direct saves moved
 // 0.86-0.89 of the link with 12 threads against 0.27-0.81 with 16, loads
 // 0.87-0.88 against 0.63-0.80; staged ones lost with 12 (saves 0.62-0.72
 // against 0.68-0.86; docs/benchmarks.md, "Copy helpers keep their threads
-// only while they run calls"). Each of an AsyncLoader's workers takes an even
-// share, at least 1.
+// only while they run calls"). Each of an AsyncLoader's workers takes
+// an even share, at least 1.
 func DefaultParallel(direct bool) int {
 	n := runtime.GOMAXPROCS(0)
 	if direct {

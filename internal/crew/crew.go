@@ -211,15 +211,16 @@ func (c *Crew) wanted(i int) (*Task, bool) {
 // A measured helper keeps its OS thread only while it runs chunks
 // (runChunks), so that its thread's CPU clock counts them, not between
 // them: a locked goroutine's yields and parks hand its processor over to
-// its thread and back (60 µs on average, each of the 12,600 yields in an
-// execution trace of six staged saves of 4 KiB pages on a 16-core H100
-// virtual machine, with half the helpers runnable and not running at a
-// set's post), and an unlocked one's take 2.5 µs. That made staged
+// its thread and back. In an execution trace of six staged saves of 4 KiB
+// pages on a 16-core H100 virtual machine, each of the helpers' 12,633
+// yields kept a helper locked for life off its core for 59.8 µs on
+// average, and half the helpers were runnable, not running, when a set was
+// posted; unlocked between chunks, a yield took 2.5 µs. That made staged
 // transfers of 4 KiB pages faster (runs 48 to 51 of 2026-12-05, medians
 // of 8 rounds: saves 44.6 GB/s against 38.3, loads 43.2 against 39.9)
 // and direct ones slower unless the crew leaves a quarter of the cores
-// free (package transfer's DefaultParallel). The helpers of
-// kvctl serve, which measures no CPU time, never lock their threads.
+// free (package transfer's DefaultParallel). The helpers of kvctl serve,
+// which measures no CPU time, never lock their threads.
 func (c *Crew) help(i int, h *helper) {
 	sp := newSpinner(0)
 	for spins := 1; ; spins++ {
@@ -280,8 +281,8 @@ func (t *Task) run(j int) {
 // runChunks runs chunks of t, one after the other, until none is left to
 // take; false when there was none. With a clock it keeps its thread for
 // the run and reads the thread's CPU time once before the first chunk and
-// once after the last (at most the run's
-// wall time: stats.SpanCPU), not around each chunk: a read is a system
+// once after the last (at most the run's wall time: stats.SpanCPU), not
+// around each chunk: a read is a system
 // call (1.3 µs on the 2-core development VM), and a staged set's store
 // calls are chunks of 30 µs to 70 µs. The time is added to t.cpu before
 // the last chunk counts as finished, so that Wait sees it: the next chunk
