@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 	"slices"
 	"time"
+
+	"github.com/kvctl/kvctl/internal/crew"
 )
 
 // timedRun is one timed transfer: its wall time and its counters.
@@ -30,6 +33,7 @@ func (b *benchRun) repeat(ctx context.Context, reset func() error, run func(ctx 
 		}
 		b.stats.Reset()
 		var err error
+		trace.Log(ctx, crew.TransferLog, "timed")
 		start := time.Now()
 		timed(ctx, func(ctx context.Context) { err = run(ctx) })
 		runs = append(runs, timedRun{seconds: time.Since(start).Seconds(), totals: b.stats.Totals()})
@@ -97,6 +101,7 @@ func (b *benchRun) warmUp(run func() error) error {
 		return nil
 	}
 	for range b.o.Warmups {
+		trace.Log(context.Background(), crew.TransferLog, "warm-up")
 		if err := run(); err != nil {
 			return fmt.Errorf("bench warm-up: %w", err)
 		}

@@ -1,8 +1,9 @@
 // Command crewtrace prints what an execution trace of kvctl (written with
 // --exectrace, gzipped or not) tells of its crew: the store calls of the
 // copy threads, what kept them from running, and each task's sets
-// (internal/crewtrace). docs/benchmarks.md reads staged transfers' traces
-// with it:
+// (internal/crewtrace), and, in a trace of kvctl bench, each warm-up and
+// timed transfer's posts, calls and parks. docs/benchmarks.md reads staged
+// transfers' traces with it:
 //
 //	go run ./bench/crewtrace docs/gpu-runs/2026-12-05-d266ea2/r45/trace_save_head.out.gz
 package main
@@ -72,6 +73,9 @@ func writeReport(out io.Writer, r *crewtrace.Report) {
 	posts(w, r)
 	if r.Yields > 0 {
 		fmt.Fprintf(w, "members' yields\t%d, each %v until running again\n", r.Yields, us(r.YieldOff))
+	}
+	for k, t := range r.Transfers {
+		fmt.Fprintf(w, "transfer %d (%s)\t%d posts, %d calls, %d parks, %v until running again\n", k+1, t.Kind, t.Posts, t.Calls, t.Parks, ms(t.Off))
 	}
 }
 

@@ -39,6 +39,20 @@ const (
 	waitSpin = 200 * time.Microsecond
 )
 
+// The names of the crew's events in an execution trace (--exectrace),
+// which internal/crewtrace reads.
+const (
+	// ChunkRegion is the region of each chunk a member runs.
+	ChunkRegion = "crew chunk"
+	// PostLog is the log category of each task posted; its message is
+	// the task's chunks.
+	PostLog = "crew post"
+	// TransferLog is the log category with which the crew's user marks
+	// the start of a transfer (kvctl bench: "warm-up" or "timed"), so
+	// that a trace's crew work can be told per transfer.
+	TransferLog = "crew transfer"
+)
+
 // spinner spaces a spinning goroutine's yields: every spinCheck spins
 // on one processor, else at most every yieldEvery, the first after
 // first.
@@ -160,7 +174,7 @@ func (c *Crew) Post(n int, fn func(j int) error) *Task {
 	if trace.IsEnabled() {
 		// seen in --exectrace; logged before the task is queued, so that
 		// every one of its chunks begins after its post
-		trace.Logf(context.Background(), "crew post", "%d", n)
+		trace.Logf(context.Background(), PostLog, "%d", n)
 	}
 	if head := c.current(); head == nil || head.taken() {
 		c.task.Store(t) // nothing left to take: t heads the queue
@@ -273,7 +287,7 @@ func (t *Task) take() (int, bool) {
 
 // run runs chunk j.
 func (t *Task) run(j int) {
-	region := trace.StartRegion(context.Background(), "crew chunk") // seen in --exectrace
+	region := trace.StartRegion(context.Background(), ChunkRegion) // seen in --exectrace
 	t.errs[j] = t.fn(j)
 	region.End()
 }

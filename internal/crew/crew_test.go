@@ -196,14 +196,14 @@ func TestChunksShowInAnExecutionTrace(t *testing.T) {
 			t.Error(err)
 		}
 	})
-	tracetest.CheckNames(t, tr, "crew post", "crew chunk")
+	tracetest.CheckNames(t, tr, PostLog, ChunkRegion)
 }
 
 // BenchmarkChunks runs tasks of 64 chunks of about a microsecond's work
 // each on a crew of GOMAXPROCS-1 helpers (run with -cpu 2,16) and the
 // waiting goroutine, the helpers' CPU time read from their threads' clocks
-// (clock=thread, as kvctl bench and serve do) or not at all: the crew's
-// price per chunk, which each store call of a staged set pays.
+// (clock=thread, as kvctl bench does) or not at all (as serve does): the
+// crew's price per chunk, which each store call of a staged set pays.
 // cpu-ns/chunk is the process's CPU time per chunk, spinning included.
 func BenchmarkChunks(b *testing.B) {
 	for _, measure := range []bool{false, true} {

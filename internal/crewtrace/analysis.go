@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"golang.org/x/exp/trace"
+
+	"github.com/kvctl/kvctl/internal/crew"
 )
 
 // goroutine is what the analysis keeps of one goroutine.
@@ -29,7 +31,7 @@ type call struct {
 	start, end trace.Time
 }
 
-// post is one "crew post" log.
+// post is one crew.PostLog log.
 type post struct {
 	at trace.Time
 	g  trace.GoID
@@ -43,6 +45,21 @@ type analysis struct {
 	runnable trace.Time
 	sites    map[string]*Site
 	atPost   map[string]int
+	marks    []mark
+	parks    []park
+}
+
+// mark is one crew.TransferLog log: a transfer's start.
+type mark struct {
+	at   trace.Time
+	kind string
+}
+
+// park is one park begun in a call: when, and for how long until its
+// goroutine ran again.
+type park struct {
+	at  trace.Time
+	off trace.Time
 }
 
 func newAnalysis() *analysis {
@@ -65,18 +82,21 @@ func (a *analysis) event(ev trace.Event) {
 			a.transition(ev, st)
 		}
 	case trace.EventRegionBegin:
-		if ev.Region().Type == chunkRegion {
+		if ev.Region().Type == crew.ChunkRegion {
 			g := a.g(ev.Goroutine())
 			g.inCall, g.callFrom, g.ranCalls = true, ev.Time(), true
 		}
 	case trace.EventRegionEnd:
-		if g := a.g(ev.Goroutine()); ev.Region().Type == chunkRegion && g.inCall {
+		if g := a.g(ev.Goroutine()); ev.Region().Type == crew.ChunkRegion && g.inCall {
 			g.inCall = false
 			a.calls = append(a.calls, call{ev.Goroutine(), g.callFrom, ev.Time()})
 		}
 	case trace.EventLog:
-		if ev.Log().Category == postLog {
+		switch l := ev.Log(); l.Category {
+		case crew.PostLog:
 			a.posted(ev)
+		case crew.TransferLog:
+			a.marks = append(a.marks, mark{ev.Time(), l.Message})
 		}
 	}
 }
@@ -116,6 +136,7 @@ func (a *analysis) ranAgain(g *goroutine, now trace.Time) {
 		}
 		s.Parks++
 		s.Off += time.Duration(now - g.offFrom)
+		a.parks = append(a.parks, park{g.offFrom, now - g.offFrom})
 		g.site = ""
 	}
 	if g.yielded {
@@ -178,7 +199,45 @@ func (a *analysis) report() *Report {
 		r.YieldOff = time.Duration(off) / time.Duration(r.Yields)
 	}
 	r.Posts, r.Members = a.sets()
+	r.Transfers = a.transfers()
 	return r
+}
+
+// transfers counts the posts, calls and parks that began in each marked
+// transfer.
+func (a *analysis) transfers() []Transfer {
+	out := make([]Transfer, len(a.marks))
+	for k, m := range a.marks {
+		out[k].Kind = m.kind
+	}
+	for _, p := range a.posts {
+		if k := a.transferAt(p.at); k >= 0 {
+			out[k].Posts++
+		}
+	}
+	for _, c := range a.calls {
+		if k := a.transferAt(c.start); k >= 0 {
+			out[k].Calls++
+		}
+	}
+	for _, p := range a.parks {
+		if k := a.transferAt(p.at); k >= 0 {
+			out[k].Parks++
+			out[k].Off += time.Duration(p.off)
+		}
+	}
+	return out
+}
+
+// transferAt is the index of the last mark at or before t, -1 when none.
+func (a *analysis) transferAt(t trace.Time) int {
+	k, _ := slices.BinarySearchFunc(a.marks, t, func(m mark, t trace.Time) int {
+		if m.at <= t {
+			return -1
+		}
+		return 1
+	})
+	return k - 1
 }
 
 // sets cuts the calls by post (those that began after a post and before

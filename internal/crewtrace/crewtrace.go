@@ -1,8 +1,9 @@
 // Package crewtrace reads an execution trace of kvctl (--exectrace) and
 // measures its crew (internal/crew): the store calls its members ran (the
-// "crew chunk" regions), the tasks posted (the "crew post" logs), what kept
-// the calls from running, and how many members could take a task's calls
-// when it was posted. docs/benchmarks.md reads staged transfers' traces
+// crew.ChunkRegion regions), the tasks posted (crew.PostLog), what kept the
+// calls from running, how many members could take a task's calls when it
+// was posted, and, where the trace marks transfers (crew.TransferLog, as
+// kvctl bench does), each transfer's share. docs/benchmarks.md reads staged transfers' traces
 // with it; bench/crewtrace prints its report.
 package crewtrace
 
@@ -14,12 +15,6 @@ import (
 	"time"
 
 	"golang.org/x/exp/trace"
-)
-
-// The names internal/crew gives its trace events.
-const (
-	chunkRegion = "crew chunk"
-	postLog     = "crew post"
 )
 
 // Report is what a trace tells of its crew.
@@ -43,6 +38,20 @@ type Report struct {
 	YieldOff time.Duration
 	// Members is how many goroutines other than the posting one ran calls.
 	Members int
+	// Transfers are the transfers the trace marks, in order (none where
+	// it marks none).
+	Transfers []Transfer
+}
+
+// Transfer is what the crew did from one crew.TransferLog mark to the
+// next (or the trace's end): the tasks posted, the calls begun and the
+// parks begun in calls, with their time until running again.
+type Transfer struct {
+	Kind  string // the mark's message: kvctl bench's "warm-up" or "timed"
+	Posts int
+	Calls int
+	Parks int
+	Off   time.Duration
 }
 
 // Site is a place where calls blocked: the first function on the stack

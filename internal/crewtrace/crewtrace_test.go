@@ -2,6 +2,7 @@ package crewtrace
 
 import (
 	"bytes"
+	"context"
 	"math/rand/v2"
 	"runtime"
 	"runtime/trace"
@@ -14,8 +15,10 @@ import (
 )
 
 // crewTrace traces a crew of two helpers running tasks tasks of chunks
-// chunks each, task after task; the first chunk of the last task waits on
-// a channel for 2 ms, so that one call parks in waitInCall.
+// chunks each, task after task, marked as two transfers as kvctl bench
+// marks them: the first task "warm-up", the rest "timed". The first chunk
+// of the last task waits on a channel for 2 ms, so that one call parks in
+// waitInCall.
 func crewTrace(t testing.TB, tasks, chunks int) []byte {
 	var buf bytes.Buffer
 	if err := trace.Start(&buf); err != nil {
@@ -25,6 +28,12 @@ func crewTrace(t testing.TB, tasks, chunks int) []byte {
 	var mu sync.Mutex
 	sum := 0
 	for k := range tasks {
+		switch k {
+		case 0:
+			trace.Log(context.Background(), crew.TransferLog, "warm-up")
+		case 1:
+			trace.Log(context.Background(), crew.TransferLog, "timed")
+		}
 		task := c.Post(chunks, func(j int) error {
 			if k == tasks-1 && j == 0 {
 				waitInCall()
@@ -100,6 +109,29 @@ func TestAnalyzeCountsTheCrew(t *testing.T) {
 	}
 	if len(r.Parks) == 0 || !strings.HasSuffix(r.Parks[0].Func, ".waitInCall") || r.Parks[0].Parks != 1 {
 		t.Errorf("parks %+v, want waitInCall's first, once", r.Parks)
+	}
+	checkTransfers(t, r.Transfers, []Transfer{
+		{Kind: "warm-up", Posts: 1, Calls: chunks},
+		{Kind: "timed", Posts: tasks - 1, Calls: (tasks - 1) * chunks, Parks: 1, Off: 2 * time.Millisecond},
+	})
+}
+
+// checkTransfers compares got with want, whose Off is the least time off
+// each transfer's parks may have taken (0: none).
+func checkTransfers(t *testing.T, got, want []Transfer) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("transfers %+v, want %+v", got, want)
+	}
+	for k, w := range want {
+		g := got[k]
+		if g.Off < w.Off || (w.Off == 0 && g.Off != 0) {
+			t.Errorf("transfer %d: its calls' parks took %v, want %v or more (0: none)", k, g.Off, w.Off)
+		}
+		g.Off, w.Off = 0, 0
+		if g != w {
+			t.Errorf("transfer %d: %+v, want %+v", k, g, w)
+		}
 	}
 }
 
