@@ -2,7 +2,6 @@ package mem
 
 import (
 	"slices"
-	"sync"
 
 	"github.com/kvctl/kvctl/internal/stdhash"
 )
@@ -49,10 +48,10 @@ type leaseScratch struct {
 	order, tmp []uint64
 }
 
-var leaseScratches = sync.Pool{New: func() any { return new(leaseScratch) }}
+var leaseScratches = newRecycler[leaseScratch]()
 
 func getLeaseScratch(n int) *leaseScratch {
-	sc := leaseScratches.Get().(*leaseScratch)
+	sc := leaseScratches.get()
 	sc.objs = slices.Grow(sc.objs[:0], n)[:n]
 	return sc
 }
@@ -60,7 +59,7 @@ func getLeaseScratch(n int) *leaseScratch {
 func putLeaseScratch(sc *leaseScratch) {
 	clear(sc.objs)
 	if cap(sc.objs) <= maxPooledHold {
-		leaseScratches.Put(sc)
+		leaseScratches.put(sc)
 	}
 }
 

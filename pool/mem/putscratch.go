@@ -1,7 +1,5 @@
 package mem
 
-import "sync"
-
 // putScratch is a Put's lists of objects (the call's new objects, and
 // those whose keys it claimed), recycled from call to call: a replay puts
 // millions of pages in calls of a few hundred, and these lists were a
@@ -10,15 +8,12 @@ type putScratch struct {
 	pending, fresh []*object
 }
 
-var putScratches sync.Pool // *putScratch
+var putScratches = newRecycler[putScratch]()
 
 // getPutScratch returns lists for a put of n items: pending n long, fresh
 // empty with room for n.
 func getPutScratch(n int) *putScratch {
-	sc, _ := putScratches.Get().(*putScratch)
-	if sc == nil {
-		sc = new(putScratch)
-	}
+	sc := putScratches.get()
 	if cap(sc.pending) < n {
 		sc.pending, sc.fresh = make([]*object, n), make([]*object, 0, n)
 	}
@@ -26,9 +21,13 @@ func getPutScratch(n int) *putScratch {
 	return sc
 }
 
-// putPutScratch recycles sc, dropping the objects it points to.
+// putPutScratch recycles sc, dropping the objects it points to; lists
+// for more than maxPooledHold items are left to the collector.
 func putPutScratch(sc *putScratch) {
+	if cap(sc.pending) > maxPooledHold {
+		return
+	}
 	clear(sc.pending)
 	clear(sc.fresh[:cap(sc.fresh)])
-	putScratches.Put(sc)
+	putScratches.put(sc)
 }

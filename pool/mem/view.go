@@ -2,14 +2,14 @@ package mem
 
 import (
 	"fmt"
-	"sync"
 	"sync/atomic"
 
 	"github.com/kvctl/kvctl/pool"
 )
 
-// maxPooledHold is the largest batch whose hold is recycled; larger ones
-// are left to the garbage collector rather than kept alive in the pool.
+// maxPooledHold is the largest batch whose hold or scratch lists are
+// recycled; larger ones are left to the garbage collector rather than
+// kept alive in a recycler.
 const maxPooledHold = 1 << 14
 
 // View returns key's bytes in place, without copying, and a release func
@@ -54,12 +54,12 @@ func (s *Store) ViewBatch(keys []string, views [][]byte, codes []pool.Code) (rel
 	if len(views) != len(keys) || len(codes) != len(keys) {
 		panic(fmt.Sprintf("mem pool view: %d keys but %d views and %d codes", len(keys), len(views), len(codes)))
 	}
-	h := viewHolds.Get().(*viewHold)
+	h := viewHolds.get()
 	s.mu.RLock()
 	h.objs = s.holdViews(keys, views, codes, h.objs[:0])
 	s.mu.RUnlock()
 	if len(h.objs) == 0 {
-		viewHolds.Put(h)
+		viewHolds.put(h)
 		return noRelease
 	}
 	h.s = s
@@ -129,7 +129,7 @@ type viewHold struct {
 	objs []*object
 }
 
-var viewHolds = sync.Pool{New: func() any { return new(viewHold) }}
+var viewHolds = newRecycler[viewHold]()
 
 func noRelease() {}
 
@@ -143,7 +143,7 @@ func (h *viewHold) release(gen uint64) {
 	clear(h.objs)
 	h.objs, h.s = h.objs[:0], nil
 	if cap(h.objs) <= maxPooledHold {
-		viewHolds.Put(h)
+		viewHolds.put(h)
 	}
 }
 
