@@ -43,7 +43,6 @@ type analysis struct {
 	posts    []post
 	waiting  trace.Time
 	runnable trace.Time
-	sites    map[string]*Site
 	atPost   map[string]int
 	marks    []mark
 	parks    []park
@@ -55,15 +54,16 @@ type mark struct {
 	kind string
 }
 
-// park is one park begun in a call: when, and for how long until its
-// goroutine ran again.
+// park is one park begun in a call: where, when, and for how long until
+// its goroutine ran again.
 type park struct {
-	at  trace.Time
-	off trace.Time
+	site string
+	at   trace.Time
+	off  trace.Time
 }
 
 func newAnalysis() *analysis {
-	return &analysis{gs: map[trace.GoID]*goroutine{}, sites: map[string]*Site{}, atPost: map[string]int{}}
+	return &analysis{gs: map[trace.GoID]*goroutine{}, atPost: map[string]int{}}
 }
 
 func (a *analysis) g(id trace.GoID) *goroutine {
@@ -129,14 +129,7 @@ func (a *analysis) transition(ev trace.Event, st trace.StateTransition) {
 // ranAgain closes what kept g from running: a park's site or a yield.
 func (a *analysis) ranAgain(g *goroutine, now trace.Time) {
 	if g.site != "" {
-		s := a.sites[g.site]
-		if s == nil {
-			s = &Site{Func: g.site}
-			a.sites[g.site] = s
-		}
-		s.Parks++
-		s.Off += time.Duration(now - g.offFrom)
-		a.parks = append(a.parks, park{g.offFrom, now - g.offFrom})
+		a.parks = append(a.parks, park{g.site, g.offFrom, now - g.offFrom})
 		g.site = ""
 	}
 	if g.yielded {
@@ -179,9 +172,7 @@ func (a *analysis) report() *Report {
 		r.Calls = append(r.Calls, time.Duration(c.end-c.start))
 	}
 	slices.Sort(r.Calls)
-	for _, s := range a.sites {
-		r.Parks = append(r.Parks, *s)
-	}
+	r.Parks = a.sites()
 	slices.SortFunc(r.Parks, func(x, y Site) int { return cmp.Or(cmp.Compare(y.Off, x.Off), cmp.Compare(x.Func, y.Func)) })
 	if n := len(a.posts); n > 0 {
 		for k, v := range a.atPost {
@@ -201,6 +192,23 @@ func (a *analysis) report() *Report {
 	r.Posts, r.Members = a.sets()
 	r.Transfers = a.transfers()
 	return r
+}
+
+// sites sums the parks by site.
+func (a *analysis) sites() []Site {
+	at := map[string]int{}
+	var out []Site
+	for _, p := range a.parks {
+		k, ok := at[p.site]
+		if !ok {
+			k = len(out)
+			at[p.site] = k
+			out = append(out, Site{Func: p.site})
+		}
+		out[k].Parks++
+		out[k].Off += time.Duration(p.off)
+	}
+	return out
 }
 
 // transfers counts the posts, calls and parks that began in each marked
