@@ -2,7 +2,9 @@
 // --exectrace, gzipped or not) tells of its crew: the store calls of the
 // copy threads, what kept them from running, and each task's sets
 // (internal/crewtrace), and, in a trace of kvctl bench, each warm-up and
-// timed transfer's posts, calls and parks. docs/benchmarks.md reads staged
+// timed transfer's time to its last call's end, posts, calls (how many,
+// and their mean time), parks, and the posting goroutine's time off a
+// thread (runnable: ready but waiting for one). docs/benchmarks.md reads staged
 // transfers' traces with it:
 //
 //	go run ./bench/crewtrace docs/gpu-runs/2026-12-05-d266ea2/r45/trace_save_head.out.gz
@@ -13,6 +15,7 @@ import (
 	"compress/gzip"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -75,7 +78,7 @@ func writeReport(out io.Writer, r *crewtrace.Report) {
 		fmt.Fprintf(w, "members' yields\t%d, each %v until running again\n", r.Yields, us(r.YieldOff))
 	}
 	for k, t := range r.Transfers {
-		fmt.Fprintf(w, "transfer %d (%s)\t%d posts, %d calls, %d parks, %v until running again\n", k+1, t.Kind, t.Posts, t.Calls, t.Parks, ms(t.Off))
+		fmt.Fprintf(w, "transfer %d (%s)\t%v to the last call's end: %d posts, %d calls of %v on average, %d parks, %v until running again; the poster %s\n", k+1, t.Kind, ms(t.Span), t.Posts, t.Calls, us(t.CallTime/time.Duration(max(1, t.Calls))), t.Parks, ms(t.Off), offThread(t.Poster))
 	}
 }
 
@@ -120,6 +123,18 @@ func sum(ds []time.Duration) time.Duration {
 }
 
 func mean(ds []time.Duration) time.Duration { return sum(ds) / time.Duration(max(1, len(ds))) }
+
+// offThread lists a goroutine's time per state off a thread.
+func offThread(by map[string]time.Duration) string {
+	var out []string
+	for _, st := range slices.Sorted(maps.Keys(by)) {
+		out = append(out, fmt.Sprintf("%s %v", strings.ToLower(st), ms(by[st])))
+	}
+	if len(out) == 0 {
+		return "always running"
+	}
+	return strings.Join(out, ", ")
+}
 
 func us(d time.Duration) string { return fmt.Sprintf("%.1f µs", float64(d)/1e3) }
 

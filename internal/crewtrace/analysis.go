@@ -46,6 +46,14 @@ type analysis struct {
 	atPost   map[string]int
 	marks    []mark
 	parks    []park
+	// spells are the posting goroutines' spells off a thread.
+	spells []spell
+}
+
+// spell is a posting goroutine's time in a state other than running.
+type spell struct {
+	state    string
+	from, to trace.Time
 }
 
 // mark is one crew.TransferLog log: a transfer's start.
@@ -113,6 +121,9 @@ func (a *analysis) transition(ev trace.Event, st trace.StateTransition) {
 		case trace.GoRunnable:
 			a.runnable += now - g.since
 		}
+	}
+	if g.poster && from != trace.GoRunning && g.since != 0 {
+		a.spells = append(a.spells, spell{from.String(), g.since, now})
 	}
 	switch {
 	case from == trace.GoRunning && to == trace.GoWaiting && g.inCall:
@@ -216,7 +227,12 @@ func (a *analysis) sites() []Site {
 func (a *analysis) transfers() []Transfer {
 	out := make([]Transfer, len(a.marks))
 	for k, m := range a.marks {
-		out[k].Kind = m.kind
+		out[k].Kind, out[k].Poster = m.kind, map[string]time.Duration{}
+	}
+	for _, sp := range a.spells {
+		if k := a.transferAt(sp.from); k >= 0 {
+			out[k].Poster[sp.state] += time.Duration(sp.to - sp.from)
+		}
 	}
 	for _, p := range a.posts {
 		if k := a.transferAt(p.at); k >= 0 {
@@ -226,6 +242,8 @@ func (a *analysis) transfers() []Transfer {
 	for _, c := range a.calls {
 		if k := a.transferAt(c.start); k >= 0 {
 			out[k].Calls++
+			out[k].CallTime += time.Duration(c.end - c.start)
+			out[k].Span = max(out[k].Span, time.Duration(c.end-a.marks[k].at))
 		}
 	}
 	for _, p := range a.parks {

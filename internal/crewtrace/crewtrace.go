@@ -50,8 +50,17 @@ type Transfer struct {
 	Kind  string // the mark's message: kvctl bench's "warm-up" or "timed"
 	Posts int
 	Calls int
-	Parks int
-	Off   time.Duration
+	// CallTime is the calls' time, summed from each one's start to its
+	// end.
+	CallTime time.Duration
+	Parks    int
+	Off      time.Duration
+	// Span is from the mark to the end of the transfer's last call.
+	Span time.Duration
+	// Poster is the posting goroutine's time in each state other than
+	// running (runnable, waiting, syscall) in spells begun in the
+	// transfer.
+	Poster map[string]time.Duration
 }
 
 // Site is a place where calls blocked: the first function on the stack

@@ -16,8 +16,9 @@ import (
 
 // crewTrace traces a crew of two helpers running tasks tasks of chunks
 // chunks each, task after task, marked as two transfers as kvctl bench
-// marks them: the first task "warm-up", the rest "timed". The first chunk
-// of the last task waits on a channel for 2 ms, so that one call parks in
+// marks them: the first task "warm-up", the rest "timed". The posting
+// goroutine sleeps 1 ms after the "timed" mark, and the first chunk of the
+// last task waits on a channel for 2 ms, so that one call parks in
 // waitInCall.
 func crewTrace(t testing.TB, tasks, chunks int) []byte {
 	var buf bytes.Buffer
@@ -33,6 +34,7 @@ func crewTrace(t testing.TB, tasks, chunks int) []byte {
 			trace.Log(context.Background(), crew.TransferLog, "warm-up")
 		case 1:
 			trace.Log(context.Background(), crew.TransferLog, "timed")
+			time.Sleep(time.Millisecond)
 		}
 		task := c.Post(chunks, func(j int) error {
 			if k == tasks-1 && j == 0 {
@@ -114,10 +116,14 @@ func TestAnalyzeCountsTheCrew(t *testing.T) {
 		{Kind: "warm-up", Posts: 1, Calls: chunks},
 		{Kind: "timed", Posts: tasks - 1, Calls: (tasks - 1) * chunks, Parks: 1, Off: 2 * time.Millisecond},
 	})
+	if w := r.Transfers[1].Poster["Waiting"]; w < time.Millisecond {
+		t.Errorf("the poster waited %v in the timed transfer, want its 1 ms sleep or more (%v)", w, r.Transfers[1].Poster)
+	}
 }
 
 // checkTransfers compares got with want, whose Off is the least time off
-// each transfer's parks may have taken (0: none).
+// each transfer's parks may have taken (0: none), and so the least its
+// calls and its span took.
 func checkTransfers(t *testing.T, got, want []Transfer) {
 	t.Helper()
 	if len(got) != len(want) {
@@ -128,8 +134,10 @@ func checkTransfers(t *testing.T, got, want []Transfer) {
 		if g.Off < w.Off || (w.Off == 0 && g.Off != 0) {
 			t.Errorf("transfer %d: its calls' parks took %v, want %v or more (0: none)", k, g.Off, w.Off)
 		}
-		g.Off, w.Off = 0, 0
-		if g != w {
+		if g.Calls > 0 && (g.CallTime < w.Off || g.Span < g.CallTime/time.Duration(g.Calls) || g.Span < w.Off) {
+			t.Errorf("transfer %d: calls of %v in all, %v to the last call's end, want both over a call's time and %v", k, g.CallTime, g.Span, w.Off)
+		}
+		if g.Kind != w.Kind || g.Posts != w.Posts || g.Calls != w.Calls || g.Parks != w.Parks {
 			t.Errorf("transfer %d: %+v, want %+v", k, g, w)
 		}
 	}
