@@ -17,7 +17,7 @@
 //
 // Pages move in sets: one launch of copies each, after the set's store
 // calls, which run on the lane's crew (Options.Parallel threads, the
-// goroutine waiting for them included; default: the cores). Loads,
+// goroutine waiting for them included; default: DefaultParallel). Loads,
 // saves, staged and direct, are one loop (pipeline.run) with two stages
 // per set, one on the crew and one on the device: while the device moves
 // one set, the crew works on the next ones, and the goroutine running the

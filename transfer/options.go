@@ -35,22 +35,31 @@ const (
 )
 
 // DefaultParallel is the default of Options.Parallel for a loader or
-// saver: staged, the cores (GOMAXPROCS), whose threads make the copies;
-// direct, three quarters of them (all of up to three), whose calls only
-// describe or publish values and keep a third of 16 helpers busy or less:
-// helpers spinning on every core between them kept the goroutine that
-// queues the device's work off the cores. On a 16-core H100 virtual
-// machine (runs 49 to 51 of 2026-12-05, 1 GiB of 4 KiB pages, helpers
-// locked to their threads only while they run calls) direct saves moved
-// 0.86-0.89 of the link with 12 threads against 0.27-0.81 with 16, loads
-// 0.87-0.88 against 0.63-0.80; staged ones lost with 12 (saves 0.62-0.72
-// against 0.68-0.86; docs/benchmarks.md, "Copy helpers keep their threads
-// only while they run calls"). Each of an AsyncLoader's workers takes
-// an even share, at least 1.
+// saver: staged, the cores (GOMAXPROCS) but one from five cores up,
+// whose threads make the copies; direct, three quarters of them (all of
+// up to three), whose calls only describe or publish values and keep a
+// third of 16 helpers busy or less. Each of an AsyncLoader's workers
+// takes an even share, at least 1.
+//
+// The cores left free are for the rest of the machine: the crew's
+// helpers spin between calls and a set is done only once its last call
+// is, so a thread the kernel takes off its core for another holds the
+// whole pipeline up. On 16-core H100 virtual machines (2026-12-05, runs
+// 56 and 57, 1 GiB of 4 KiB pages, docs/benchmarks.md, "Copy crews
+// beside a busy thread"), one other busy thread on the machine took
+// staged transfers with 16 threads from 0.74-0.88 of the link (the medians of each round) to
+// 0.40-0.58, with 15 to 0.50-0.80; on a quiet machine 15 moved as much as
+// 16 or more (saves 0.91 against 0.87, loads 0.87 against 0.87 in run
+// 57). Direct transfers with 16 threads lost even on quiet machines
+// (runs 49 to 51: saves 0.27-0.81 against 0.86-0.89 with 12), and with 12
+// stood one or two busy threads (0.85-0.90, run 56).
 func DefaultParallel(direct bool) int {
 	n := runtime.GOMAXPROCS(0)
-	if direct {
+	switch {
+	case direct:
 		return n - n/4
+	case n > 4:
+		return n - 1
 	}
 	return n
 }

@@ -6,17 +6,21 @@ import (
 )
 
 // TestParallelDefaults checks the crew sizes a loader, saver or async
-// worker gets without Options.Parallel: staged, the cores; direct, three
-// quarters of them, all of up to three; an async worker an even share.
+// worker gets without Options.Parallel: staged, the cores but one from
+// five cores up; direct, three quarters of them, all of up to three; an
+// async worker an even share.
 func TestParallelDefaults(t *testing.T) {
 	cases := []struct {
 		cores, workers int
 		direct         bool
 		want           int
 	}{
-		{16, 1, false, 16},
+		{16, 1, false, 15},
 		{16, 1, true, 12},
-		{16, 4, false, 4},
+		{16, 4, false, 3},
+		{5, 1, false, 4},
+		{4, 1, false, 4},
+		{2, 1, false, 2},
 		{16, 4, true, 3},
 		{2, 1, true, 2},
 		{3, 1, true, 3},
