@@ -18,7 +18,9 @@
 # next). Everything lands in OUT as JSON (load_new_1.json, ...) and
 # /usr/bin/time output; with python3, a summary follows: per path and page
 # size, each build's median ratio to the baseline over the rounds, and the
-# range of every timed transfer.
+# range of every timed transfer, and the most cores other programs kept
+# busy during either build's timed transfers (others_busy_cores) where the
+# builds report it.
 set -euo pipefail
 
 if [[ $# -ne 3 ]]; then
@@ -76,8 +78,12 @@ for d in ("load", "save"):
                 cell = rows.setdefault(key, {}).setdefault(build, {"median": [], "all": []})
                 cell["median"].append(run["ratio_to_baseline"])
                 cell["all"] += [run.get("ratio_min", run["ratio_to_baseline"]), run.get("ratio_max", run["ratio_to_baseline"])]
+                if "others_busy_cores" in run:
+                    cell.setdefault("others", []).append(run["others_busy_cores"])
     print(f"{d}: median ratio to the baseline over {rounds} rounds (range of every transfer), new / old")
     for (path, page), cells in sorted(rows.items()):
         fmt = lambda c: "%.2f (%.2f-%.2f)" % (statistics.median(c["median"]), min(c["all"]), max(c["all"]))
-        print(f"  {path:6} {page // 1024:5d} KiB  {fmt(cells['new'])} / {fmt(cells['old'])}")
+        others = [max(c["others"]) for c in (cells["new"], cells["old"]) if c.get("others")]
+        busy = "  others busy up to %.2f cores" % max(others) if others else ""
+        print(f"  {path:6} {page // 1024:5d} KiB  {fmt(cells['new'])} / {fmt(cells['old'])}{busy}")
 EOF

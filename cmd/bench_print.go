@@ -11,6 +11,9 @@ import (
 // marks a sweep that Ctrl-C stopped before its last run ("interrupted":
 // true beside the runs in JSON).
 func printBench(ios *IOStreams, g *globalOptions, sweep bool, rs []transfer.BenchResult, interrupted bool) error {
+	if !g.Quiet {
+		defer warnOthersBusy(ios, rs)
+	}
 	command := "bench " + string(rs[0].Direction)
 	if g.Output == "json" && interrupted {
 		return writeHeadedJSON(ios.Out, command, struct {
@@ -48,12 +51,43 @@ func printBench(ios *IOStreams, g *globalOptions, sweep bool, rs []transfer.Benc
 		if r.HelpersBusy > 0 {
 			fmt.Fprintf(ios.Out, "; helpers busy %.2f", r.HelpersBusy)
 		}
+		if r.OthersBusyCores != nil {
+			fmt.Fprintf(ios.Out, "; other programs busy %.2f cores", *r.OthersBusyCores)
+		}
 		fmt.Fprintln(ios.Out)
 		if r.Geometry.Warning != "" {
 			fmt.Fprintf(ios.ErrOut, "warning: %s\n", r.Geometry.Warning)
 		}
 	}
 	return nil
+}
+
+// othersBusyWarn is the most cores other programs may keep busy during a
+// run's timed transfers before the bench warns that its figures are not
+// a quiet machine's.
+const othersBusyWarn = 0.5
+
+// warnOthersBusy warns on stderr when other programs kept othersBusyWarn
+// cores or more busy during some run's timed transfers: one busy thread
+// beside a staged transfer of 4 KiB pages took it from 0.74-0.88 of the
+// link to 0.40-0.58 on a 16-core H100 (docs/benchmarks.md, "Copy crews
+// beside a busy thread").
+func warnOthersBusy(ios *IOStreams, rs []transfer.BenchResult) {
+	most, runs := 0.0, 0
+	for _, r := range rs {
+		if r.OthersBusyCores != nil && *r.OthersBusyCores >= othersBusyWarn {
+			most, runs = max(most, *r.OthersBusyCores), runs+1
+		}
+	}
+	if runs == 0 {
+		return
+	}
+	which := ""
+	if len(rs) > 1 {
+		which = fmt.Sprintf(" of %d of %d runs", runs, len(rs))
+	}
+	fmt.Fprintf(ios.ErrOut, "warning: other programs kept up to %.2f cores busy during the timed transfers%s: "+
+		"transfers whose copy threads need those cores move less; compare figures taken on a quiet machine (docs/bench.md, \"Other programs\")\n", most, which)
 }
 
 // ratioCell is a run's ratio to the baseline, with the range of its timed

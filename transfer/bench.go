@@ -141,6 +141,17 @@ type BenchResult struct {
 	// the next set or lose their cores. Zero where thread CPU time is not
 	// measured (not Linux) or there are no helpers.
 	HelpersBusy float64 `json:"helpers_busy,omitempty"`
+	// OthersBusyCores is how many cores other programs kept busy on
+	// average from the first timed transfer's start to the last one's end
+	// (the machine's CPU time less kvctl's, internal/hostload), to the
+	// hundredth, and StealCores how many cores' worth of time the
+	// hypervisor gave to others; both absent where the machine does not
+	// say (no /proc/stat) or the timed transfers were too short for its
+	// tick counts to tell within a quarter of a core (under 0.64 s on 16
+	// cores, 0.08 s on 2). A transfer whose crew has a thread on most cores
+	// moves less beside other work: figures to compare want others near 0.
+	OthersBusyCores *float64 `json:"others_busy_cores,omitempty"`
+	StealCores      *float64 `json:"steal_cores,omitempty"`
 	// Missing (loads) and Failed (saves) count pages that did not move.
 	Missing int `json:"missing"`
 	Failed  int `json:"failed"`

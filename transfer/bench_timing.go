@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"runtime"
 	"runtime/pprof"
 	"runtime/trace"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kvctl/kvctl/internal/crew"
+	"github.com/kvctl/kvctl/internal/hostload"
 )
 
 // timedRun is one timed transfer: its wall time and its counters.
@@ -24,6 +26,8 @@ type timedRun struct {
 // as the first run found them. It stops at the first error.
 func (b *benchRun) repeat(ctx context.Context, reset func() error, run func(ctx context.Context) error) ([]timedRun, error) {
 	var runs []timedRun
+	host := startHostWindow()
+	defer host.end(b.res)
 	for i := range b.o.Repeats {
 		if i > 0 {
 			if err := reset(); err != nil {
@@ -42,6 +46,40 @@ func (b *benchRun) repeat(ctx context.Context, reset func() error, run func(ctx 
 		}
 	}
 	return runs, nil
+}
+
+// hostLoadWithin is how far, in cores, the others' load of a bench run
+// may be off for the result to have it: the machine's tick counts tell
+// it only over long enough runs (over 0.64 s on 16 cores).
+const hostLoadWithin = 0.25
+
+// hostWindow is the machine's load at the first timed transfer's start.
+type hostWindow struct {
+	start hostload.Sample
+	err   error
+}
+
+func startHostWindow() hostWindow {
+	s, err := hostload.Take()
+	return hostWindow{s, err}
+}
+
+// end sets r's figures of what other programs did since the window's
+// start, when the machine says.
+func (w hostWindow) end(r *BenchResult) {
+	if w.err != nil {
+		return
+	}
+	s, err := hostload.Take()
+	if err != nil {
+		return
+	}
+	l, err := s.Since(w.start)
+	if err != nil || l.Within > hostLoadWithin {
+		return
+	}
+	hundredths := func(x float64) *float64 { x = math.Round(x*100) / 100; return &x }
+	r.OthersBusyCores, r.StealCores = hundredths(l.OthersCores), hundredths(l.StealCores)
 }
 
 // takeMedian sets the result's time, rate, phases and device time from
