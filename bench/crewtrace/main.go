@@ -3,8 +3,9 @@
 // copy threads, what kept them from running, and each task's sets
 // (internal/crewtrace), and, in a trace of kvctl bench, each warm-up and
 // timed transfer's time to its last call's end, posts, calls (how many,
-// and their mean time), parks, and the posting goroutine's time off a
-// thread (runnable: ready but waiting for one). docs/benchmarks.md reads staged
+// and their mean time), parks, the posting goroutine's time off a thread
+// (runnable: ready but waiting for one) and the other members' runnable
+// time. docs/benchmarks.md reads staged
 // transfers' traces with it:
 //
 //	go run ./bench/crewtrace docs/gpu-runs/2026-12-05-d266ea2/r45/trace_save_head.out.gz
@@ -78,7 +79,7 @@ func writeReport(out io.Writer, r *crewtrace.Report) {
 		fmt.Fprintf(w, "members' yields\t%d, each %v until running again\n", r.Yields, us(r.YieldOff))
 	}
 	for k, t := range r.Transfers {
-		fmt.Fprintf(w, "transfer %d (%s)\t%v to the last call's end: %d posts, %d calls of %v on average, %d parks, %v until running again; the poster %s\n", k+1, t.Kind, ms(t.Span), t.Posts, t.Calls, us(t.CallTime/time.Duration(max(1, t.Calls))), t.Parks, ms(t.Off), offThread(t.Poster))
+		fmt.Fprintf(w, "transfer %d (%s)\t%v to the last call's end: %d posts, %d calls of %v on average, %d parks, %v until running again; the poster %s; members runnable %v\n", k+1, t.Kind, ms(t.Span), t.Posts, t.Calls, us(t.CallTime/time.Duration(max(1, t.Calls))), t.Parks, ms(t.Off), offThread(t.Poster), ms(t.MembersRunnable))
 	}
 }
 

@@ -46,13 +46,14 @@ type analysis struct {
 	atPost   map[string]int
 	marks    []mark
 	parks    []park
-	// spells are the posting goroutines' spells off a thread.
+	// spells are the goroutines' spells off a thread.
 	spells []spell
 }
 
-// spell is a posting goroutine's time in a state other than running.
+// spell is a goroutine's time in a state other than running.
 type spell struct {
-	state    string
+	g        *goroutine
+	state    trace.GoState
 	from, to trace.Time
 }
 
@@ -122,8 +123,8 @@ func (a *analysis) transition(ev trace.Event, st trace.StateTransition) {
 			a.runnable += now - g.since
 		}
 	}
-	if g.poster && from != trace.GoRunning && g.since != 0 {
-		a.spells = append(a.spells, spell{from.String(), g.since, now})
+	if from != trace.GoRunning && g.since != 0 {
+		a.spells = append(a.spells, spell{g, from, g.since, now})
 	}
 	switch {
 	case from == trace.GoRunning && to == trace.GoWaiting && g.inCall:
@@ -230,8 +231,13 @@ func (a *analysis) transfers() []Transfer {
 		out[k].Kind, out[k].Poster = m.kind, map[string]time.Duration{}
 	}
 	for _, sp := range a.spells {
-		if k := a.transferAt(sp.from); k >= 0 {
-			out[k].Poster[sp.state] += time.Duration(sp.to - sp.from)
+		k := a.transferAt(sp.from)
+		switch off := time.Duration(sp.to - sp.from); {
+		case k < 0:
+		case sp.g.poster:
+			out[k].Poster[sp.state.String()] += off
+		case sp.g.ranCalls && sp.state == trace.GoRunnable:
+			out[k].MembersRunnable += off
 		}
 	}
 	for _, p := range a.posts {

@@ -61,6 +61,10 @@ type Transfer struct {
 	// running (runnable, waiting, syscall) in spells begun in the
 	// transfer.
 	Poster map[string]time.Duration
+	// MembersRunnable is the other members' time ready to run but without
+	// a thread, summed, in spells begun in the transfer: high when the
+	// machine's cores went to other programs.
+	MembersRunnable time.Duration
 }
 
 // Site is a place where calls blocked: the first function on the stack

@@ -121,6 +121,27 @@ func TestAnalyzeCountsTheCrew(t *testing.T) {
 	}
 }
 
+// TestAnalyzeCountsMembersWithoutAThread runs the crew on one processor:
+// a member that ran calls was woken while another goroutine held the
+// processor, so the transfers' members spent time runnable.
+func TestAnalyzeCountsMembersWithoutAThread(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	r, err := Analyze(bytes.NewReader(crewTrace(t, 3, 8)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Members == 0 {
+		t.Skip("the posting goroutine ran every call")
+	}
+	var runnable time.Duration
+	for _, tr := range r.Transfers {
+		runnable += tr.MembersRunnable
+	}
+	if runnable <= 0 {
+		t.Errorf("members runnable %v on one processor with %d members, want some", runnable, r.Members)
+	}
+}
+
 // checkTransfers compares got with want, whose Off is the least time off
 // each transfer's parks may have taken (0: none), and so the least its
 // calls and its span took.
