@@ -38,8 +38,9 @@ const (
 // saver: staged, the cores (GOMAXPROCS) but one from five cores up,
 // whose threads make the copies; direct, three quarters of them (all of
 // up to three), whose calls only describe or publish values and keep a
-// third of 16 helpers busy or less. Each of an AsyncLoader's workers
-// takes an even share, at least 1.
+// third of 16 helpers busy or less. An AsyncLoader's workers, when more
+// than one, split crewCores evenly, at least 1 each: no run measured them
+// with a core left free.
 //
 // The cores left free are for the rest of the machine: the crew's
 // helpers spin between calls and a set is done only once its last call
@@ -55,11 +56,17 @@ const (
 // stood one or two busy threads (0.85-0.90, run 56).
 func DefaultParallel(direct bool) int {
 	n := runtime.GOMAXPROCS(0)
-	switch {
-	case direct:
-		return n - n/4
-	case n > 4:
+	if !direct && n > 4 {
 		return n - 1
+	}
+	return crewCores(n, direct)
+}
+
+// crewCores is how many of n cores the crews of a transfer's lanes share:
+// all of them staged, three quarters (all of up to three) direct.
+func crewCores(n int, direct bool) int {
+	if direct {
+		return n - n/4
 	}
 	return n
 }
@@ -160,12 +167,16 @@ func (o Options) withDefaults() (Options, error) {
 }
 
 // parallelFor is the Parallel of each of workers lanes: the option when
-// set, else an even share of DefaultParallel, at least 1.
+// set, else DefaultParallel for one lane and an even share of crewCores
+// for more, at least 1.
 func (o Options) parallelFor(workers int) int {
-	if o.Parallel > 0 {
+	switch {
+	case o.Parallel > 0:
 		return o.Parallel
+	case workers <= 1:
+		return DefaultParallel(o.Direct)
 	}
-	return max(1, DefaultParallel(o.Direct)/max(workers, 1))
+	return max(1, crewCores(runtime.GOMAXPROCS(0), o.Direct)/workers)
 }
 
 // maxPageBytes is the largest page of the pools' groups.

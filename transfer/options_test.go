@@ -7,8 +7,9 @@ import (
 
 // TestParallelDefaults checks the crew sizes a loader, saver or async
 // worker gets without Options.Parallel: staged, the cores but one from
-// five cores up; direct, three quarters of them, all of up to three; an
-// async worker an even share.
+// five cores up; direct, three quarters of them, all of up to three; each
+// of several async workers an even share of all the cores (staged) or of
+// three quarters (direct).
 func TestParallelDefaults(t *testing.T) {
 	cases := []struct {
 		cores, workers int
@@ -17,7 +18,8 @@ func TestParallelDefaults(t *testing.T) {
 	}{
 		{16, 1, false, 15},
 		{16, 1, true, 12},
-		{16, 4, false, 3},
+		{16, 4, false, 4},
+		{16, 3, false, 5},
 		{5, 1, false, 4},
 		{4, 1, false, 4},
 		{2, 1, false, 2},
