@@ -46,14 +46,15 @@ const (
 // helpers spin between calls and a set is done only once its last call
 // is, so a thread the kernel takes off its core for another holds the
 // whole pipeline up. On 16-core H100 virtual machines (2026-12-05, runs
-// 56 and 57, 1 GiB of 4 KiB pages, docs/benchmarks.md, "Copy crews
-// beside a busy thread"), one other busy thread on the machine took
-// staged transfers with 16 threads from 0.74-0.88 of the link (the medians of each round) to
-// 0.40-0.58, with 15 to 0.50-0.80; on a quiet machine 15 moved as much as
-// 16 or more (saves 0.91 against 0.87, loads 0.87 against 0.87 in run
-// 57). Direct transfers with 16 threads lost even on quiet machines
-// (runs 49 to 51: saves 0.27-0.81 against 0.86-0.89 with 12), and with 12
-// stood one or two busy threads (0.85-0.90, run 56).
+// 56 to 58, 1 GiB of 4 KiB pages, docs/benchmarks.md, "Copy crews beside
+// a busy thread"), one other busy thread on the machine took staged
+// transfers with 16 threads from 0.74-0.88 of the link (each round's
+// median) to 0.40-0.58, with 15 to 0.50-0.81; on a quiet machine 15 moved
+// as much as 16 or more (run 57: saves 0.91 against 0.80-0.88, loads
+// 0.87-0.88 against 0.85-0.87; run 58: every transfer at 0.80 or more).
+// Direct transfers with 16 threads lost even on quiet machines (runs 49
+// to 51: saves 0.27-0.81 against 0.86-0.89 with 12), and with 12 stood
+// one or two busy threads (0.85-0.90, run 56).
 func DefaultParallel(direct bool) int {
 	n := runtime.GOMAXPROCS(0)
 	if !direct && n > 4 {
