@@ -63,12 +63,11 @@ func printBench(ios *IOStreams, g *globalOptions, sweep bool, rs []transfer.Benc
 }
 
 // othersBusyWarn is the most cores other programs may keep busy during a
-// run's timed transfers before the bench warns that its figures are not
-// a quiet machine's.
+// run before the bench warns that its figures are not a quiet machine's.
 const othersBusyWarn = 0.5
 
 // warnOthersBusy warns on stderr when other programs kept othersBusyWarn
-// cores or more busy during some run's timed transfers: one busy thread
+// cores or more busy during some run: one busy thread
 // beside a staged transfer of 4 KiB pages took it from 0.74-0.88 of the
 // link to 0.40-0.58 on a 16-core H100 (docs/benchmarks.md, "Copy crews
 // beside a busy thread").
@@ -82,11 +81,11 @@ func warnOthersBusy(ios *IOStreams, rs []transfer.BenchResult) {
 	if runs == 0 {
 		return
 	}
-	which := ""
+	which := "the run"
 	if len(rs) > 1 {
-		which = fmt.Sprintf(" of %d of %d runs", runs, len(rs))
+		which = fmt.Sprintf("%d of %d runs", runs, len(rs))
 	}
-	fmt.Fprintf(ios.ErrOut, "warning: other programs kept up to %.2f cores busy during the timed transfers%s: "+
+	fmt.Fprintf(ios.ErrOut, "warning: other programs kept up to %.2f cores busy during %s: "+
 		"transfers whose copy threads need those cores move less; compare figures taken on a quiet machine (docs/bench.md, \"Other programs\")\n", most, which)
 }
 

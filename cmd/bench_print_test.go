@@ -8,9 +8,9 @@ import (
 )
 
 // TestBenchWarnsOfOtherPrograms: the bench warns on stderr, once, when
-// other programs kept half a core or more busy during some run's timed
-// transfers, naming the most; not below that, nor where the machine did
-// not say, nor with --quiet.
+// other programs kept half a core or more busy during some run, naming
+// the most; not below that, nor where the machine did not say, nor with
+// --quiet.
 func TestBenchWarnsOfOtherPrograms(t *testing.T) {
 	cores := func(x float64) *float64 { return &x }
 	run := func(others *float64) transfer.BenchResult {
@@ -24,8 +24,8 @@ func TestBenchWarnsOfOtherPrograms(t *testing.T) {
 	}{
 		{"quiet machine", []transfer.BenchResult{run(cores(0.12))}, false, ""},
 		{"not said", []transfer.BenchResult{run(nil)}, false, ""},
-		{"one busy run", []transfer.BenchResult{run(cores(1.04))}, false, "warning: other programs kept up to 1.04 cores busy during the timed transfers: "},
-		{"a sweep", []transfer.BenchResult{run(cores(0.2)), run(cores(0.5)), run(cores(2.31))}, false, "warning: other programs kept up to 2.31 cores busy during the timed transfers of 2 of 3 runs: "},
+		{"one busy run", []transfer.BenchResult{run(cores(1.04))}, false, "warning: other programs kept up to 1.04 cores busy during the run: "},
+		{"a sweep", []transfer.BenchResult{run(cores(0.2)), run(cores(0.5)), run(cores(2.31))}, false, "warning: other programs kept up to 2.31 cores busy during 2 of 3 runs: "},
 		{"--quiet", []transfer.BenchResult{run(cores(3))}, true, ""},
 	}
 	for _, c := range cases {

@@ -142,13 +142,14 @@ type BenchResult struct {
 	// measured (not Linux) or there are no helpers.
 	HelpersBusy float64 `json:"helpers_busy,omitempty"`
 	// OthersBusyCores is how many cores other programs kept busy on
-	// average from the first timed transfer's start to the last one's end
-	// (the machine's CPU time less kvctl's, internal/hostload), to the
-	// hundredth, and StealCores how many cores' worth of time the
-	// hypervisor gave to others; both absent where the machine does not
-	// say (no /proc/stat) or the timed transfers were too short for its
-	// tick counts to tell within a quarter of a core (under 0.64 s on 16
-	// cores, 0.08 s on 2). A transfer whose crew has a thread on most cores
+	// average during the run (filling the pool, the warm-ups, the timed
+	// transfers and the baseline: the machine's CPU time less kvctl's,
+	// internal/hostload), to the hundredth, and StealCores how many
+	// cores' worth of time the hypervisor gave to others; both absent
+	// where the machine does not say (no /proc/stat), for runs under a
+	// quarter of a second, and where the machine's tick counts cannot tell
+	// within a quarter of a core (runs under 0.64 s on 16 cores). A
+	// transfer whose crew has a thread on most cores
 	// moves less beside other work: figures to compare want others near 0.
 	OthersBusyCores *float64 `json:"others_busy_cores,omitempty"`
 	StealCores      *float64 `json:"steal_cores,omitempty"`
@@ -273,6 +274,8 @@ func (b *benchRun) options() Options {
 }
 
 func (b *benchRun) run(ctx context.Context) error {
+	host := startHostWindow()
+	defer host.end(b.res)
 	var runs []timedRun
 	var err error
 	if b.o.Direction == DirectionLoad {

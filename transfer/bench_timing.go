@@ -26,8 +26,6 @@ type timedRun struct {
 // as the first run found them. It stops at the first error.
 func (b *benchRun) repeat(ctx context.Context, reset func() error, run func(ctx context.Context) error) ([]timedRun, error) {
 	var runs []timedRun
-	host := startHostWindow()
-	defer host.end(b.res)
 	for i := range b.o.Repeats {
 		if i > 0 {
 			if err := reset(); err != nil {
@@ -50,10 +48,16 @@ func (b *benchRun) repeat(ctx context.Context, reset func() error, run func(ctx 
 
 // hostLoadWithin is how far, in cores, the others' load of a bench run
 // may be off for the result to have it: the machine's tick counts tell
-// it only over long enough runs (over 0.64 s on 16 cores).
-const hostLoadWithin = 0.25
+// it only over long enough runs (over 0.64 s on 16 cores). Runs shorter
+// than hostLoadMinSeconds have none either: a tiny run's figure says
+// little of the machine, and would warn of a busy machine in every test
+// that runs one beside others.
+const (
+	hostLoadWithin     = 0.25
+	hostLoadMinSeconds = 0.25
+)
 
-// hostWindow is the machine's load at the first timed transfer's start.
+// hostWindow is the machine's load at a bench run's start.
 type hostWindow struct {
 	start hostload.Sample
 	err   error
@@ -75,7 +79,7 @@ func (w hostWindow) end(r *BenchResult) {
 		return
 	}
 	l, err := s.Since(w.start)
-	if err != nil || l.Within > hostLoadWithin {
+	if err != nil || l.Within > hostLoadWithin || l.Seconds < hostLoadMinSeconds {
 		return
 	}
 	hundredths := func(x float64) *float64 { x = math.Round(x*100) / 100; return &x }
