@@ -6,8 +6,9 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"runtime/trace"
+	"slices"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -26,8 +27,7 @@ func crewTrace(t testing.TB, tasks, chunks int) []byte {
 		t.Skipf("cannot trace: %v", err) // another trace is running (go test -trace)
 	}
 	c := crew.New(2, crew.DefaultPark, nil)
-	var mu sync.Mutex
-	sum := 0
+	var sum atomic.Int64 // work that never parks: a mutex's waiters would park in calls on a busy machine
 	for k := range tasks {
 		switch k {
 		case 0:
@@ -40,9 +40,7 @@ func crewTrace(t testing.TB, tasks, chunks int) []byte {
 			if k == tasks-1 && j == 0 {
 				waitInCall()
 			}
-			mu.Lock()
-			sum += j
-			mu.Unlock()
+			sum.Add(int64(j))
 			return nil
 		})
 		task.Wait()
@@ -109,8 +107,8 @@ func TestAnalyzeCountsTheCrew(t *testing.T) {
 	if r.Waiting < 2*time.Millisecond {
 		t.Errorf("calls waited %v, want at least the 2 ms of waitInCall", r.Waiting)
 	}
-	if len(r.Parks) == 0 || !strings.HasSuffix(r.Parks[0].Func, ".waitInCall") || r.Parks[0].Parks != 1 {
-		t.Errorf("parks %+v, want waitInCall's first, once", r.Parks)
+	if i := slices.IndexFunc(r.Parks, func(s Site) bool { return strings.HasSuffix(s.Func, ".waitInCall") }); i < 0 || r.Parks[i].Parks != 1 || r.Parks[i].Off < 2*time.Millisecond {
+		t.Errorf("parks %+v, want waitInCall's once, for 2 ms or more", r.Parks)
 	}
 	checkTransfers(t, r.Transfers, []Transfer{
 		{Kind: "warm-up", Posts: 1, Calls: chunks},
@@ -142,9 +140,11 @@ func TestAnalyzeCountsMembersWithoutAThread(t *testing.T) {
 	}
 }
 
-// checkTransfers compares got with want, whose Off is the least time off
-// each transfer's parks may have taken (0: none), and so the least its
-// calls and its span took.
+// checkTransfers compares got with want, whose Parks and Off are the
+// least parks in calls each transfer may have and the least time off they
+// took, and so the least its calls and its span took. A busy machine may
+// add parks: calls blocked in runtime/trace itself (trace.StartRegion)
+// were seen there.
 func checkTransfers(t *testing.T, got, want []Transfer) {
 	t.Helper()
 	if len(got) != len(want) {
@@ -152,13 +152,13 @@ func checkTransfers(t *testing.T, got, want []Transfer) {
 	}
 	for k, w := range want {
 		g := got[k]
-		if g.Off < w.Off || (w.Off == 0 && g.Off != 0) {
-			t.Errorf("transfer %d: its calls' parks took %v, want %v or more (0: none)", k, g.Off, w.Off)
+		if g.Parks < w.Parks || g.Off < w.Off {
+			t.Errorf("transfer %d: %d parks in calls for %v, want %d or more for %v or more", k, g.Parks, g.Off, w.Parks, w.Off)
 		}
 		if g.Calls > 0 && (g.CallTime < w.Off || g.Span < g.CallTime/time.Duration(g.Calls) || g.Span < w.Off) {
 			t.Errorf("transfer %d: calls of %v in all, %v to the last call's end, want both over a call's time and %v", k, g.CallTime, g.Span, w.Off)
 		}
-		if g.Kind != w.Kind || g.Posts != w.Posts || g.Calls != w.Calls || g.Parks != w.Parks {
+		if g.Kind != w.Kind || g.Posts != w.Posts || g.Calls != w.Calls {
 			t.Errorf("transfer %d: %+v, want %+v", k, g, w)
 		}
 	}
