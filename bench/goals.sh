@@ -39,12 +39,7 @@ rounds=${ROUNDS:-2}
 mkdir -p "$out"
 
 if [[ -n ${PROBES:-} ]]; then
-	for p in loadpaths stagedlimit; do
-		nvcc -O3 -arch=sm_90 -o "$out/$p" "$PROBES/$p.cu"
-	done
-	"$out/loadpaths" >"$out/loadpaths.txt"
-	"$out/stagedlimit" 16 >"$out/stagedlimit16.txt"
-	rm -f "$out/loadpaths" "$out/stagedlimit"
+	"$(dirname "$0")/probes.sh" "$PROBES" "$out"
 fi
 
 bench() { # bench ROUND STEP ARGS...

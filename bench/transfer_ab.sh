@@ -38,11 +38,7 @@ trace=${TRACE-$root/testdata/trace-small.jsonl}
 mkdir -p "$out"
 
 if [[ -n ${PROBES:-} ]]; then
-	for p in loadpaths stagedlimit; do
-		nvcc -O3 -arch=sm_90 -o "$out/$p" "$PROBES/$p.cu"
-	done
-	"$out/loadpaths" >"$out/loadpaths.txt"
-	"$out/stagedlimit" 16 >"$out/stagedlimit16.txt"
+	"$(dirname "$0")/probes.sh" "$PROBES" "$out"
 fi
 
 for round in $(seq "$rounds"); do
