@@ -4,19 +4,20 @@
 package benchcpu
 
 import (
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/kvctl/kvctl/internal/hostload"
 )
 
 // Process is the CPU time the process has used so far, user and system,
-// garbage collection and spinning included; it fails tb when the kernel
-// refuses to say.
+// garbage collection and spinning included (hostload.ProcessCPU); it
+// fails tb when the kernel refuses to say.
 func Process(tb testing.TB) time.Duration {
 	tb.Helper()
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+	d, err := hostload.ProcessCPU()
+	if err != nil {
 		tb.Fatal(err)
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return d
 }

@@ -62,7 +62,7 @@ func Take() (Sample, error) {
 	if err != nil {
 		return Sample{}, err
 	}
-	return source{fs: fs, self: processCPU, now: time.Now}.take()
+	return source{fs: fs, self: ProcessCPU, now: time.Now}.take()
 }
 
 func (src source) take() (Sample, error) {

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// processCPU is not known off Unix.
-func processCPU() (time.Duration, error) {
+// ProcessCPU is not known off Unix.
+func ProcessCPU() (time.Duration, error) {
 	return 0, errors.New("hostload: no process CPU time on this system")
 }

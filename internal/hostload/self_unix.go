@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// processCPU is the process's CPU time so far, user and system.
-func processCPU() (time.Duration, error) {
+// ProcessCPU is the process's CPU time so far, user and system (getrusage).
+func ProcessCPU() (time.Duration, error) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0, err
