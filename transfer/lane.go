@@ -148,10 +148,10 @@ func (l *lane) close() error {
 func (l *lane) parts() int { return max(1, l.geo.PageParts) }
 
 // resolve resolves the page references of n jobs (pagesOf(j) are job
-// j's) on the lane's crew, into the room of the lane's last call
-// (resolveAll).
-func (l *lane) resolve(n int, pagesOf func(j int) []PageRef) ([]pageItem, int, error) {
-	items, bad, err := resolveAll(l.crew, l.resolved, l.o.Pools, n, pagesOf)
+// j's) on the lane's crew, into the room of the lane's last call, running
+// meanwhile while the crew starts (resolveAll).
+func (l *lane) resolve(n int, pagesOf func(j int) []PageRef, meanwhile func()) ([]pageItem, int, error) {
+	items, bad, err := resolveAll(l.crew, l.resolved, l.o.Pools, n, pagesOf, meanwhile)
 	l.resolved = items
 	return items, bad, err
 }

@@ -8,10 +8,14 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	gocmp "github.com/google/go-cmp/cmp"
 	"github.com/kvctl/kvctl/cuda"
+	"github.com/kvctl/kvctl/internal/crew"
 	"github.com/kvctl/kvctl/pool"
 )
 
@@ -366,5 +370,82 @@ func TestRunOrder(t *testing.T) {
 				t.Errorf("run() stages = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// syncEvent is a set's done event whose Synchronize is sync; nothing
+// else of it is called while a pipeline drains.
+type syncEvent struct {
+	cuda.Event
+	sync func() error
+}
+
+func (e syncEvent) Synchronize() error { return e.sync() }
+
+// TestDrainEndsViewsAsSetsFinish drains four busy sets of a direct load:
+// drain waits for them oldest first, and the views of a set whose copies
+// finished end on the crew while the device still copies the sets after
+// it (the last set's wait returns only once the first set's views ended;
+// the crew's helpers take tasks of more than one call).
+// After a failed wait the sets left are freed, their views ended too.
+func TestDrainEndsViewsAsSetsFinish(t *testing.T) {
+	cr := crew.New(2, crew.DefaultPark, nil)
+	defer cr.Close()
+	for _, failAt := range []int{-1, 1} {
+		var mu sync.Mutex
+		var waited []int
+		var ended [4]chan struct{}
+		var sets []*slotSet
+		for i := range ended {
+			ended[i] = make(chan struct{})
+			var left atomic.Int32 // the set's views not ended yet: four store calls'
+			left.Store(4)
+			s := &slotSet{buffer: i, busy: true}
+			for range left.Load() {
+				s.releases = append(s.releases, func() {
+					if left.Add(-1) == 0 {
+						close(ended[i])
+					}
+				})
+			}
+			s.done = syncEvent{sync: func() error {
+				mu.Lock()
+				waited = append(waited, i)
+				mu.Unlock()
+				switch {
+				case i == failAt:
+					return errors.New("device lost")
+				case i == len(ended)-1 && failAt < 0:
+					select {
+					case <-ended[0]:
+					case <-time.After(10 * time.Second):
+						return errors.New("the first set's views did not end while the last set's copies ran")
+					}
+				}
+				return nil
+			}}
+			sets = append(sets, s)
+		}
+		clk := newPhaseClock(false)
+		p := &pipeline{l: &lane{sets: sets, crew: cr}, clk: &clk, after: newFinisher()}
+		err := p.drain()
+		p.end()
+		want := []int{0, 1, 2, 3}
+		if failAt >= 0 {
+			want = want[:failAt+1]
+		}
+		if (err != nil) != (failAt >= 0) || !slices.Equal(waited, want) {
+			t.Errorf("drain (set %d failing) = %v, waited for sets %v; want an error only with a failing set, waits for %v", failAt, err, waited, want)
+		}
+		for i, s := range sets {
+			select {
+			case <-ended[i]:
+			default:
+				t.Errorf("drain (set %d failing): set %d's views not ended", failAt, i)
+			}
+			if s.busy {
+				t.Errorf("drain (set %d failing): set %d still busy", failAt, i)
+			}
+		}
 	}
 }

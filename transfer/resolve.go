@@ -38,10 +38,12 @@ func (e refError) Is(target error) bool { return target == errBadRef }
 // j's) into one slice, in job order, in room's memory when it holds them
 // (so that a lane's calls reuse theirs), in parts of about equal pages
 // run by cr's helpers when there are many (a part may cut a job, so that
-// one large job is resolved in parallel too). On a bad reference it
-// returns the index of the first job (in job order) with one, and that
-// error.
-func resolveAll(cr *crew.Crew, room []pageItem, pools []*PagePool, n int, pagesOf func(j int) []PageRef) ([]pageItem, int, error) {
+// one large job is resolved in parallel too). meanwhile (nil: nothing)
+// runs on the calling goroutine once the parts are posted, before it
+// helps with them: a call's own allocations then overlap the helpers'
+// waking. On a bad reference it returns the index of the first job (in
+// job order) with one, and that error.
+func resolveAll(cr *crew.Crew, room []pageItem, pools []*PagePool, n int, pagesOf func(j int) []PageRef, meanwhile func()) ([]pageItem, int, error) {
 	offs := make([]int, n+1)
 	for j := range n {
 		offs[j+1] = offs[j] + len(pagesOf(j))
@@ -54,10 +56,14 @@ func resolveAll(cr *crew.Crew, room []pageItem, pools []*PagePool, n int, pagesO
 	items = items[:total]
 	parts := resolveParts(total, runtime.GOMAXPROCS(0))
 	bad := make([]resolveFailure, parts)
-	cr.Post(parts, func(w int) error {
+	task := cr.Post(parts, func(w int) error {
 		bad[w] = resolveRange(items, pools, offs, pagesOf, total*w/parts, total*(w+1)/parts)
 		return nil
-	}).Wait()
+	})
+	if meanwhile != nil {
+		meanwhile()
+	}
+	task.Wait()
 	for _, f := range bad { // parts in page order: the first failure is the first job's
 		if f.err != nil {
 			return items, f.job, refError{f.err}

@@ -1,9 +1,12 @@
 package transfer
 
 import (
+	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/kvctl/kvctl/internal/crew"
 )
@@ -20,7 +23,7 @@ func TestResolveAllParallel(t *testing.T) {
 	}
 	cr := crew.New(3, crew.DefaultPark, nil)
 	defer cr.Close()
-	items, bad, err := resolveAll(cr, nil, f.pools, jobs, func(j int) []PageRef { return refs[j] })
+	items, bad, err := resolveAll(cr, nil, f.pools, jobs, func(j int) []PageRef { return refs[j] }, nil)
 	if err != nil || bad != -1 || len(items) != jobs*per {
 		t.Fatalf("resolveAll = %d items, job %d, %v; want %d items, no error", len(items), bad, err, jobs*per)
 	}
@@ -31,9 +34,45 @@ func TestResolveAllParallel(t *testing.T) {
 	}
 	refs[1100][3].Page = 99
 	refs[700][0].Key = ""
-	_, bad, err = resolveAll(cr, nil, f.pools, jobs, func(j int) []PageRef { return refs[j] })
+	_, bad, err = resolveAll(cr, nil, f.pools, jobs, func(j int) []PageRef { return refs[j] }, nil)
 	if bad != 700 || err == nil || !strings.Contains(err.Error(), "empty key") {
 		t.Errorf("resolveAll with bad jobs 700 and 1100 = job %d, %v; want job 700, empty key", bad, err)
+	}
+}
+
+// TestResolveAllRunsMeanwhileAsTheCrewResolves checks that meanwhile runs
+// once, after the parts were posted (a helper takes one while it runs),
+// and also when a reference is bad.
+func TestResolveAllRunsMeanwhileAsTheCrewResolves(t *testing.T) {
+	f := newFixture(t, 16, newMapStore())
+	const jobs, per = 400, 40 // 16,000 pages: several parts
+	refs := make([][]PageRef, jobs)
+	for j := range refs {
+		refs[j] = refs16(j, per)
+	}
+	var looked atomic.Int64 // pagesOf's calls: jobs of them before the post
+	pagesOf := func(j int) []PageRef { looked.Add(1); return refs[j] }
+	cr := crew.New(3, crew.DefaultPark, nil)
+	defer cr.Close()
+	for _, bad := range []bool{false, true} {
+		if bad {
+			refs[jobs-1][0].Key = ""
+		}
+		looked.Store(0)
+		calls := 0
+		meanwhile := func() {
+			calls++
+			for deadline := time.Now().Add(10 * time.Second); looked.Load() <= jobs; {
+				if time.Now().After(deadline) {
+					t.Error("meanwhile: no helper took a part while it ran")
+					return
+				}
+				runtime.Gosched()
+			}
+		}
+		if _, _, err := resolveAll(cr, nil, f.pools, jobs, pagesOf, meanwhile); (err != nil) != bad || calls != 1 {
+			t.Errorf("resolveAll (a bad reference: %v) = %v, meanwhile ran %d times; want an error only with the bad reference, meanwhile once", bad, err, calls)
+		}
 	}
 }
 
@@ -56,7 +95,7 @@ func TestResolveAllSplitsOneJob(t *testing.T) {
 	pagesOf := func(j int) []PageRef { return refs[j] }
 	cr := crew.New(3, crew.DefaultPark, nil)
 	defer cr.Close()
-	items, bad, err := resolveAll(cr, nil, f.pools, len(refs), pagesOf)
+	items, bad, err := resolveAll(cr, nil, f.pools, len(refs), pagesOf, nil)
 	if err != nil || bad != -1 || len(items) != pages+12 {
 		t.Fatalf("resolveAll = %d items, job %d, %v; want %d items, no error", len(items), bad, err, pages+12)
 	}
@@ -71,7 +110,7 @@ func TestResolveAllSplitsOneJob(t *testing.T) {
 	}
 	refs[1][40000].Key = ""
 	refs[1][10000].Page = 99
-	_, bad, err = resolveAll(cr, nil, f.pools, len(refs), pagesOf)
+	_, bad, err = resolveAll(cr, nil, f.pools, len(refs), pagesOf, nil)
 	if bad != 1 || err == nil || !strings.Contains(err.Error(), "page 10000") {
 		t.Errorf("resolveAll with bad pages 10000 and 40000 of job 1 = job %d, %v; want job 1, page 10000", bad, err)
 	}

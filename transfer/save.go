@@ -93,13 +93,10 @@ func (s *Saver) SaveAll(ctx context.Context, jobs []SaveJob, after cuda.Event) (
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	l := s.lane
-	results := make([]SaveResult, len(jobs))
 	clk := newPhaseClock(l.o.Stats != nil)
 	defer clk.stop()
-	for j, job := range jobs {
-		results[j] = SaveResult{RequestID: job.RequestID, Pages: len(job.Pages)}
-	}
-	items, bad, err := l.resolve(len(jobs), func(j int) []PageRef { return jobs[j].Pages })
+	var results []SaveResult
+	items, bad, err := l.resolve(len(jobs), func(j int) []PageRef { return jobs[j].Pages }, func() { results = newSaveResults(jobs) })
 	if err != nil {
 		return results, fmt.Errorf("save request %q: %w", jobs[bad].RequestID, err)
 	}
@@ -124,6 +121,16 @@ func (s *Saver) SaveAll(ctx context.Context, jobs []SaveJob, after cuda.Event) (
 		return results, saveError(jobs, err)
 	}
 	return results, nil
+}
+
+// newSaveResults are the results of jobs, named, with their pages
+// counted; made while the crew resolves the pages (newLoadCall says why).
+func newSaveResults(jobs []SaveJob) []SaveResult {
+	results := make([]SaveResult, len(jobs))
+	for j, job := range jobs {
+		results[j] = SaveResult{RequestID: job.RequestID, Pages: len(job.Pages)}
+	}
+	return results
 }
 
 // saveError names the request of a one-job save, or the number of jobs.
