@@ -109,7 +109,7 @@ finds no usable GPU or driver.`,
 	if dir == transfer.DirectionLoad {
 		o.registerAsyncLoad(fs)
 	}
-	fs.IntVar(&o.run.Parallel, "copy-threads", 0, "threads that run a set's store calls, and so the copies into or out of staging (0: the cores but one from five cores up, three quarters of them with --direct; several async load workers split the cores, or three quarters of them, evenly; a number is each worker's)")
+	fs.IntVar(&o.run.Parallel, "copy-threads", 0, "threads that run a set's store calls, and so the copies into or out of staging (0: the cores but one from five cores up for loads, but two from eight up for saves, three quarters of them with --direct; several async load workers split the cores, or three quarters of them, evenly; a number is each worker's)")
 	fs.StringVar(&o.Copy, "copy", "memcpy", "copy mode: memcpy, kernel or batch")
 	fs.BoolVar(&o.run.Direct, "direct", false, "copy straight between the GPU and the pool's registered arenas, no staging (mem:// only)")
 	fs.StringArrayVar(&o.Sweep, "sweep", nil, "sweep a parameter, PARAM=V1,V2,... with PARAM one of "+sweepParams(dir)+", e.g. page-bytes=4KiB,64KiB (repeatable)")

@@ -52,7 +52,7 @@ func NewAsyncLoader(o Options) (*AsyncLoader, error) {
 	a := &AsyncLoader{arenas: arenas, stats: o.Stats}
 	a.cond = sync.NewCond(&a.mu)
 	for w := range o.Workers {
-		l, err := newLane(o, geo, arenas, asyncSets(o.Workers), o.StagingBytes/int64(o.Workers), o.parallelFor(o.Workers))
+		l, err := newLane(o, geo, arenas, asyncSets(o.Workers), o.StagingBytes/int64(o.Workers), o.parallelFor(o.Workers, false))
 		if err != nil {
 			a.closeLanes()
 			return nil, fmt.Errorf("async load worker %d: %w", w, err)

@@ -247,7 +247,7 @@ func newBenchResult(o BenchOptions) BenchResult {
 		r.Workers = cmp.Or(o.Workers, DefaultWorkers)
 		workers = r.Workers
 	}
-	r.Parallel = Options{Parallel: o.Parallel, Direct: o.Direct}.parallelFor(workers)
+	r.Parallel = Options{Parallel: o.Parallel, Direct: o.Direct}.parallelFor(workers, o.Direction == DirectionSave)
 	if t, ok := o.Pool.(pool.TransportReporter); ok {
 		tr := t.Transport()
 		r.PoolTransport = &tr

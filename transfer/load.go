@@ -134,7 +134,7 @@ func NewLoader(o Options) (*Loader, error) {
 	if err != nil {
 		return nil, err
 	}
-	l, err := newLane(o, geo, arenas, loadSets, o.StagingBytes, o.parallelFor(1))
+	l, err := newLane(o, geo, arenas, loadSets, o.StagingBytes, o.parallelFor(1, false))
 	if err != nil {
 		arenas.close()
 		return nil, fmt.Errorf("loader: %w", err)

@@ -35,12 +35,12 @@ const (
 )
 
 // DefaultParallel is the default of Options.Parallel for a loader or
-// saver: staged, the cores (GOMAXPROCS) but one from five cores up,
-// whose threads make the copies; direct, three quarters of them (all of
-// up to three), whose calls only describe or publish values and keep a
-// third of 16 helpers busy or less. An AsyncLoader's workers, when more
-// than one, split crewCores evenly, at least 1 each: no run measured them
-// with a core left free.
+// saver (save): staged, the cores (GOMAXPROCS) but one from five cores up
+// for loads, but two from eight cores up for saves, whose threads make the
+// copies; direct, three quarters of them (all of up to three), whose calls
+// only describe or publish values and keep a third of 16 helpers busy or
+// less. An AsyncLoader's workers, when more than one, split crewCores
+// evenly, at least 1 each: no run measured them with a core left free.
 //
 // The cores left free are for the rest of the machine: the crew's
 // helpers spin between calls and a set is done only once its last call
@@ -52,15 +52,27 @@ const (
 // median) to 0.40-0.58, with 15 to 0.50-0.81; on a quiet machine 15 moved
 // as much as 16 or more (run 57: saves 0.91 against 0.80-0.88, loads
 // 0.87-0.88 against 0.85-0.87; run 58: every transfer at 0.80 or more).
-// Direct transfers with 16 threads lost even on quiet machines (runs 49
-// to 51: saves 0.27-0.81 against 0.86-0.89 with 12), and with 12 stood
-// one or two busy threads (0.85-0.90, run 56).
-func DefaultParallel(direct bool) int {
+// A staged save also makes the embedded pool make its objects' memory
+// ahead on a goroutine of its own, which beside a busy thread waited for
+// a processor almost all the time (run 59, "Issue 16's goals at
+// cdb7c4a"): staged saves of 4 KiB pages with 14 threads moved 0.80 and
+// 0.84 there against 0.73 and 0.63 with 15, and 0.89 and 0.85 on a quiet
+// machine against 0.90 and 0.83 (run 56: 0.68, 0.66 against 0.50, 0.58
+// beside it; 0.69, 0.79 against 0.75, 0.82 quiet). Direct transfers with
+// 16 threads lost even on quiet machines (runs 49 to 51: saves 0.27-0.81
+// against 0.86-0.89 with 12), and with 12 stood one or two busy threads
+// (0.85-0.90, run 56).
+func DefaultParallel(direct, save bool) int {
 	n := runtime.GOMAXPROCS(0)
-	if !direct && n > 4 {
+	switch {
+	case direct:
+		return crewCores(n, true)
+	case save && n >= 8:
+		return n - 2
+	case n > 4:
 		return n - 1
 	}
-	return crewCores(n, direct)
+	return n
 }
 
 // crewCores is how many of n cores the crews of a transfer's lanes share:
@@ -167,15 +179,15 @@ func (o Options) withDefaults() (Options, error) {
 	return o, nil
 }
 
-// parallelFor is the Parallel of each of workers lanes: the option when
-// set, else DefaultParallel for one lane and an even share of crewCores
-// for more, at least 1.
-func (o Options) parallelFor(workers int) int {
+// parallelFor is the Parallel of each of workers lanes of loads or saves
+// (save): the option when set, else DefaultParallel for one lane and an
+// even share of crewCores for more, at least 1.
+func (o Options) parallelFor(workers int, save bool) int {
 	switch {
 	case o.Parallel > 0:
 		return o.Parallel
 	case workers <= 1:
-		return DefaultParallel(o.Direct)
+		return DefaultParallel(o.Direct, save)
 	}
 	return max(1, crewCores(runtime.GOMAXPROCS(0), o.Direct)/workers)
 }

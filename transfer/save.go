@@ -57,7 +57,7 @@ func NewSaver(o Options) (*Saver, error) {
 	if err != nil {
 		return nil, fmt.Errorf("saver: %w", err)
 	}
-	l, err := newLane(o, StagingGeometry(o.Batch, o.StagingBytes, o.maxPageBytes()), arenas, saveSets, o.StagingBytes, o.parallelFor(1))
+	l, err := newLane(o, StagingGeometry(o.Batch, o.StagingBytes, o.maxPageBytes()), arenas, saveSets, o.StagingBytes, o.parallelFor(1, true))
 	if err != nil {
 		arenas.close()
 		return nil, fmt.Errorf("saver: %w", err)
