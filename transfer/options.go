@@ -58,7 +58,9 @@ const (
 // cdb7c4a"): staged saves of 4 KiB pages with 14 threads moved 0.80 and
 // 0.84 there against 0.73 and 0.63 with 15, and 0.89 and 0.85 on a quiet
 // machine against 0.90 and 0.83 (run 56: 0.68, 0.66 against 0.50, 0.58
-// beside it; 0.69, 0.79 against 0.75, 0.82 quiet). Direct transfers with
+// beside it; 0.69, 0.79 against 0.75, 0.82 quiet); of 16 and 64 KiB pages
+// 0.90 and 0.91 against 0.70 and 0.72 beside it, 0.94 and 0.95 against
+// 0.93 and 0.96 quiet (run 60). Direct transfers with
 // 16 threads lost even on quiet machines (runs 49 to 51: saves 0.27-0.81
 // against 0.86-0.89 with 12), and with 12 stood one or two busy threads
 // (0.85-0.90, run 56).
