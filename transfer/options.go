@@ -60,9 +60,9 @@ const (
 // machine against 0.90 and 0.83 (run 56: 0.68, 0.66 against 0.50, 0.58
 // beside it; 0.69, 0.79 against 0.75, 0.82 quiet); of 16 and 64 KiB pages
 // 0.90 and 0.91 against 0.70 and 0.72 beside it, 0.94 and 0.95 against
-// 0.93 and 0.96 quiet (run 60). Direct transfers with
-// 16 threads lost even on quiet machines (runs 49 to 51: saves 0.27-0.81
-// against 0.86-0.89 with 12), and with 12 stood one or two busy threads
+// 0.93 and 0.96 quiet (run 60). Direct transfers with 16 threads lost
+// even on quiet machines (runs 49 to 51: saves 0.27-0.81 against
+// 0.86-0.89 with 12), and with 12 stood one or two busy threads
 // (0.85-0.90, run 56).
 func DefaultParallel(direct, save bool) int {
 	n := runtime.GOMAXPROCS(0)
