@@ -45,25 +45,16 @@ const (
 // The cores left free are for the rest of the machine: the crew's
 // helpers spin between calls and a set is done only once its last call
 // is, so a thread the kernel takes off its core for another holds the
-// whole pipeline up. On 16-core H100 virtual machines (2026-12-05, runs
-// 56 to 58, 1 GiB of 4 KiB pages, docs/benchmarks.md, "Copy crews beside
-// a busy thread"), one other busy thread on the machine took staged
-// transfers with 16 threads from 0.74-0.88 of the link (each round's
-// median) to 0.40-0.58, with 15 to 0.50-0.81; on a quiet machine 15 moved
-// as much as 16 or more (run 57: saves 0.91 against 0.80-0.88, loads
-// 0.87-0.88 against 0.85-0.87; run 58: every transfer at 0.80 or more).
-// A staged save also makes the embedded pool make its objects' memory
-// ahead on a goroutine of its own, which beside a busy thread waited for
-// a processor almost all the time (run 59, "Issue 16's goals at
-// cdb7c4a"): staged saves of 4 KiB pages with 14 threads moved 0.80 and
-// 0.84 there against 0.73 and 0.63 with 15, and 0.89 and 0.85 on a quiet
-// machine against 0.90 and 0.83 (run 56: 0.68, 0.66 against 0.50, 0.58
-// beside it; 0.69, 0.79 against 0.75, 0.82 quiet); of 16 and 64 KiB pages
-// 0.90 and 0.91 against 0.70 and 0.72 beside it, 0.94 and 0.95 against
-// 0.93 and 0.96 quiet (run 60). Direct transfers with 16 threads lost
-// even on quiet machines (runs 49 to 51: saves 0.27-0.81 against
-// 0.86-0.89 with 12), and with 12 stood one or two busy threads
-// (0.85-0.90, run 56).
+// whole pipeline up. On 16-core H100s one other busy thread took staged
+// transfers of 4 KiB pages with 16 threads from 0.74-0.88 of the link to
+// 0.40-0.58, and 15 moved as much as 16 on a quiet machine
+// (docs/benchmarks.md, "Copy crews beside a busy thread"). A staged save
+// also has the embedded pool make its objects' memory ahead on a goroutine
+// of its own, which beside a busy thread hardly got a processor: with 14
+// threads saves moved 0.80-0.91 there against 0.63-0.73 with 15, and as
+// much on a quiet machine ("Issue 16's goals at cdb7c4a"). Direct crews of
+// 16 threads lost even on quiet machines, and of 12 stood one or two busy
+// threads ("Copy helpers keep their threads only while they run calls").
 func DefaultParallel(direct, save bool) int {
 	n := runtime.GOMAXPROCS(0)
 	switch {
