@@ -66,7 +66,7 @@ func (c *saveCall) reserveChunks(ctx context.Context, s *slotSet, k int) *crew.T
 // reserveItem is what Reserve is asked for page it: its key, size and
 // its request's put options.
 func (c *saveCall) reserveItem(it pageItem) pool.PutItem {
-	return pool.PutItem{Key: it.key, Size: it.bytes, Options: c.jobs[it.job].Options}
+	return pool.PutItem{Key: it.key, Size: it.bytes(), Options: c.jobs[it.job].Options}
 }
 
 // finishReserve waits for a set's reservations (the put phase: PutStart
@@ -130,6 +130,6 @@ func (c *saveCall) commit(set *slotSet) {
 	for _, it := range set.items {
 		r := &c.results[it.job]
 		r.Stored++
-		r.Bytes += it.bytes
+		r.Bytes += it.bytes()
 	}
 }

@@ -42,5 +42,5 @@ func (c *loadCall) viewChunks(_ context.Context, s *slotSet, k, chunk int) *crew
 // viewedWhole says whether item it (number i of its set) was found with
 // its page's size and a device address.
 func viewedWhole(d *setScratch, i int, it pageItem) bool {
-	return d.codes[i] == pool.OK && d.ptrs[i] != 0 && int64(len(d.vals[i])) == it.bytes
+	return d.codes[i] == pool.OK && d.ptrs[i] != 0 && int64(len(d.vals[i])) == it.bytes()
 }

@@ -2,6 +2,9 @@ package transfer
 
 import (
 	"bytes"
+	"math"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -127,6 +130,28 @@ func TestPagePoolRegions(t *testing.T) {
 	if p.Bytes() != 10*1024 || p.Pages() != 10 {
 		t.Errorf("Bytes(), Pages() = %d, %d, want %d, 10", p.Bytes(), p.Pages(), 10*1024)
 	}
+}
+
+// TestNewPagePoolCounts checks that a pool's page count is refused, before
+// any memory is asked for, outside 1 to math.MaxInt32 (a resolved page
+// keeps its page as an int32).
+func TestNewPagePoolCounts(t *testing.T) {
+	f := newFixture(t, 1, newMapStore())
+	group := LayerGroup{RegionBytes: []int64{1}}
+	for _, pages := range []int{0, -1, math.MaxInt32 + 1} {
+		p, err := NewPagePool(f.dev, group, pages)
+		if err == nil {
+			ClosePagePools([]*PagePool{p})
+		}
+		if err == nil || !strings.Contains(err.Error(), strconv.Itoa(pages)+" pages") {
+			t.Errorf("NewPagePool(%d pages) error = %v, want one naming the count", pages, err)
+		}
+	}
+	p, err := NewPagePool(f.dev, group, 3)
+	if err != nil || p.Pages() != 3 {
+		t.Fatalf("NewPagePool(3 pages) = %v, %v", p, err)
+	}
+	ClosePagePools([]*PagePool{p})
 }
 
 func TestPagePoolFirstPages(t *testing.T) {

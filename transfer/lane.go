@@ -162,7 +162,7 @@ func (l *lane) resolve(n int, pagesOf func(j int) []PageRef, meanwhile func()) (
 func describePage(dst []cuda.Copy, it pageItem, base cuda.DevPtr, kind cuda.CopyKind) {
 	off := int64(0)
 	for r, rb := range it.pool.group.RegionBytes {
-		host, gpu := base.Add(off), it.pool.Region(it.page, r)
+		host, gpu := base.Add(off), it.pool.Region(int(it.page), r)
 		dst[r] = cuda.Copy{Dst: gpu, Src: host, Bytes: rb}
 		if kind == cuda.DeviceToHost {
 			dst[r] = cuda.Copy{Dst: host, Src: gpu, Bytes: rb}

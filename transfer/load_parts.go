@@ -45,7 +45,7 @@ func (c *loadCall) getParts(ctx context.Context, s *slotSet, k, _ int) *crew.Tas
 				d.describeSet(s.descs, s.items, j, i, i+1)
 			}
 		}
-		off, n := partOf(it.bytes, p, parts)
+		off, n := partOf(it.bytes(), p, parts)
 		d.short[j] = false
 		if n == 0 {
 			return nil
@@ -53,7 +53,7 @@ func (c *loadCall) getParts(ctx context.Context, s *slotSet, k, _ int) *crew.Tas
 		pc := &d.parts
 		pc.keys[j], pc.offs[j], pc.vals[j] = it.key, off, l.stage.bytes(s.buffer, d.offs[i]+off, n)
 		err := getter.GetParts(ctx, pc.keys[j:j+1], pc.offs[j:j+1], pc.vals[j:j+1], pc.n[j:j+1])
-		d.short[j], pc.vals[j] = pc.n[j] != it.bytes, nil
+		d.short[j], pc.vals[j] = pc.n[j] != it.bytes(), nil
 		return err
 	})
 }

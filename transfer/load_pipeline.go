@@ -101,13 +101,13 @@ func (c *loadCall) getChunks(ctx context.Context, s *slotSet, k, chunk int) *cre
 	l, d := c.l, s.scratch
 	return chunkCalls(l.crew, k, chunk, func(j, lo, hi int) error {
 		for i := lo; i < hi; i++ {
-			d.keys[i], d.vals[i] = s.items[i].key, l.stage.bytes(s.buffer, d.offs[i], s.items[i].bytes)
+			d.keys[i], d.vals[i] = s.items[i].key, l.stage.bytes(s.buffer, d.offs[i], s.items[i].bytes())
 		}
 		err := l.o.Pool.Get(ctx, d.keys[lo:hi], d.vals[lo:hi], d.n[lo:hi])
 		d.short[j] = false
 		for i := lo; i < hi; i++ {
 			d.ptrs[i] = l.stage.ptr(s.buffer, d.offs[i])
-			if d.n[i] != s.items[i].bytes {
+			if d.n[i] != s.items[i].bytes() {
 				d.ptrs[i], d.short[j] = 0, true
 			}
 		}
@@ -141,7 +141,7 @@ func (c *loadCall) finishLookups(w *setWork) error {
 			continue
 		}
 		for i := j * w.chunk; i < min((j+1)*w.chunk, len(s.items)); i++ {
-			if it := s.items[i]; d.ptrs[i] == 0 && !c.failedBefore(it.job, w.seq) {
+			if it := s.items[i]; d.ptrs[i] == 0 && !c.failedBefore(int(it.job), w.seq) {
 				c.markMissing(it, w.seq)
 			}
 		}
@@ -191,7 +191,7 @@ func (c *loadCall) launchDescribed(s *slotSet) error {
 func countLanded(results []LoadResult, items []pageItem) {
 	for _, it := range items {
 		results[it.job].Landed++
-		results[it.job].Bytes += it.bytes
+		results[it.job].Bytes += it.bytes()
 	}
 }
 

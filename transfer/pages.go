@@ -2,6 +2,7 @@ package transfer
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/kvctl/kvctl/cuda"
 )
@@ -15,6 +16,7 @@ type PagePool struct {
 	pages      int
 	base       cuda.DevPtr
 	bytes      int64
+	pageBytes  int64 // group.PageBytes(), read per page
 	regionBase []cuda.DevPtr
 }
 
@@ -23,10 +25,11 @@ func NewPagePool(dev cuda.Device, group LayerGroup, pages int) (*PagePool, error
 	if err := group.validate(); err != nil {
 		return nil, fmt.Errorf("page pool: %w", err)
 	}
-	if pages <= 0 {
-		return nil, fmt.Errorf("page pool of %d pages: want a positive count", pages)
+	if pages <= 0 || pages > math.MaxInt32 {
+		return nil, fmt.Errorf("page pool of %d pages: want 1 to %d", pages, math.MaxInt32) // pageItem's page is an int32
 	}
-	p := &PagePool{dev: dev, group: group, pages: pages, bytes: group.PageBytes() * int64(pages)}
+	pb := group.PageBytes()
+	p := &PagePool{dev: dev, group: group, pages: pages, bytes: pb * int64(pages), pageBytes: pb}
 	base, err := dev.Alloc(p.bytes)
 	if err != nil {
 		return nil, fmt.Errorf("page pool of %d pages of %d bytes: %w", pages, group.PageBytes(), err)

@@ -2,6 +2,8 @@ package transfer
 
 import (
 	"errors"
+	"fmt"
+	"math"
 	"runtime"
 	"sort"
 
@@ -44,6 +46,12 @@ func (e refError) Is(target error) bool { return target == errBadRef }
 // waking. On a bad reference it returns the index of the first job (in
 // job order) with one, and that error.
 func resolveAll(cr *crew.Crew, room []pageItem, pools []*PagePool, n int, pagesOf func(j int) []PageRef, meanwhile func()) ([]pageItem, int, error) {
+	if n > math.MaxInt32 { // a pageItem's job is an int32: the first job past it is the bad one
+		if meanwhile != nil {
+			meanwhile()
+		}
+		return room[:0], math.MaxInt32, fmt.Errorf("job %d: a call holds at most %d jobs", math.MaxInt32, math.MaxInt32)
+	}
 	offs := make([]int, n+1)
 	for j := range n {
 		offs[j+1] = offs[j] + len(pagesOf(j))

@@ -1,6 +1,7 @@
 package transfer
 
 import (
+	"math"
 	"runtime"
 	"strconv"
 	"strings"
@@ -28,7 +29,7 @@ func TestResolveAllParallel(t *testing.T) {
 		t.Fatalf("resolveAll = %d items, job %d, %v; want %d items, no error", len(items), bad, err, jobs*per)
 	}
 	for i, it := range items {
-		if it.job != i/per || it.key != refs[i/per][i%per].Key || it.page != i%16 {
+		if int(it.job) != i/per || it.key != refs[i/per][i%per].Key || int(it.page) != i%16 {
 			t.Fatalf("item %d = job %d %q page %d, want job %d %q page %d", i, it.job, it.key, it.page, i/per, refs[i/per][i%per].Key, i%16)
 		}
 	}
@@ -102,7 +103,7 @@ func TestResolveAllSplitsOneJob(t *testing.T) {
 	at := 0
 	for j, rs := range refs {
 		for _, r := range rs {
-			if it := items[at]; it.job != j || it.key != r.Key || it.page != r.Page {
+			if it := items[at]; int(it.job) != j || it.key != r.Key || int(it.page) != r.Page {
 				t.Fatalf("item %d = job %d %q page %d, want job %d %q page %d", at, it.job, it.key, it.page, j, r.Key, r.Page)
 			}
 			at++
@@ -113,6 +114,24 @@ func TestResolveAllSplitsOneJob(t *testing.T) {
 	_, bad, err = resolveAll(cr, nil, f.pools, len(refs), pagesOf, nil)
 	if bad != 1 || err == nil || !strings.Contains(err.Error(), "page 10000") {
 		t.Errorf("resolveAll with bad pages 10000 and 40000 of job 1 = job %d, %v; want job 1, page 10000", bad, err)
+	}
+}
+
+// TestResolveAllRefusesJobsPastInt32 checks that a call of more jobs than a
+// pageItem's job can count fails at the first job past it, with meanwhile
+// run and no reference read.
+func TestResolveAllRefusesJobsPastInt32(t *testing.T) {
+	f := newFixture(t, 1, newMapStore())
+	cr := crew.New(1, crew.DefaultPark, nil)
+	defer cr.Close()
+	ran := false
+	pagesOf := func(int) []PageRef {
+		t.Fatal("a reference was read")
+		return nil
+	}
+	items, bad, err := resolveAll(cr, nil, f.pools, math.MaxInt32+1, pagesOf, func() { ran = true })
+	if err == nil || bad != math.MaxInt32 || len(items) != 0 || !ran {
+		t.Errorf("resolveAll(MaxInt32+1 jobs) = %d items, job %d, %v, meanwhile ran %v; want job %d, an error, meanwhile run", len(items), bad, err, ran, math.MaxInt32)
 	}
 }
 

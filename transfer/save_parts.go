@@ -32,7 +32,7 @@ func (c *saveCall) startPutParts(ctx context.Context, w *setWork) error {
 		if d.codes[i] != pool.OK {
 			return nil
 		}
-		off, n := partOf(s.items[i].bytes, p, parts)
+		off, n := partOf(s.items[i].bytes(), p, parts)
 		copy(d.vals[i][off:off+n], l.stage.bytes(s.buffer, d.offs[i]+off, n))
 		return nil
 	})

@@ -144,7 +144,7 @@ func (c *saveCall) startPut(ctx context.Context, w *setWork) error {
 	w.task = chunkCalls(l.crew, k, w.chunk, func(_, lo, hi int) error {
 		for i := lo; i < hi; i++ {
 			it := s.items[i]
-			d.items[i] = pool.PutItem{Key: it.key, Value: l.stage.bytes(s.buffer, d.offs[i], it.bytes), Options: c.jobs[it.job].Options}
+			d.items[i] = pool.PutItem{Key: it.key, Value: l.stage.bytes(s.buffer, d.offs[i], it.bytes()), Options: c.jobs[it.job].Options}
 		}
 		err := l.o.Pool.Put(ctx, d.items[lo:hi], d.codes[lo:hi])
 		clear(d.items[lo:hi])
@@ -174,7 +174,7 @@ func (c *saveCall) count(batch []pageItem, codes []pool.Code) {
 		switch code {
 		case pool.OK:
 			r.Stored++
-			r.Bytes += batch[i].bytes
+			r.Bytes += batch[i].bytes()
 		case pool.ObjectAlreadyExists:
 			r.AlreadyExists++
 		default:

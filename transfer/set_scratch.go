@@ -77,7 +77,7 @@ func (d *setScratch) place(items []pageItem) {
 	for i, it := range items {
 		end += it.regions()
 		d.ends[i], d.offs[i] = end, off
-		off += it.bytes
+		off += it.bytes()
 	}
 }
 
@@ -102,7 +102,7 @@ func (d *setScratch) placeStaged(items []pageItem, base cuda.DevPtr, kind cuda.C
 // while the crew puts the set before.
 func (d *setScratch) describeStaged(set *cuda.DescSet, items []pageItem, base cuda.DevPtr) error {
 	k := len(items)
-	w := set.BeginRun(0, 0, 0, base, d.offs[k-1]+items[k-1].bytes)
+	w := set.BeginRun(0, 0, 0, base, d.offs[k-1]+items[k-1].bytes())
 	var last *PagePool
 	var bases []cuda.DevPtr
 	var sizes []int64
@@ -112,7 +112,7 @@ func (d *setScratch) describeStaged(set *cuda.DescSet, items []pageItem, base cu
 			bases = it.pool.regionBase[:len(sizes)]
 		}
 		for r, rb := range sizes {
-			w.Add(regionOf(bases[r], rb, it.page), rb)
+			w.Add(regionOf(bases[r], rb, int(it.page)), rb)
 		}
 	}
 	return w.End()
@@ -146,10 +146,10 @@ func (d *setScratch) placeDescribed(set *cuda.DescSet, items []pageItem, kind cu
 		}
 		end, n = end+it.regions(), n+per
 		d.ends[i], d.offs[i], d.dends[i] = end, off, n
-		off += it.bytes
+		off += it.bytes()
 	}
 	k := len(items)
-	if err := set.Begin(kind, calls, n, d.offs[k-1]+items[k-1].bytes); err != nil {
+	if err := set.Begin(kind, calls, n, d.offs[k-1]+items[k-1].bytes()); err != nil {
 		return fmt.Errorf("describing a set of %d pages: %w", k, err)
 	}
 	return nil
