@@ -201,12 +201,8 @@ type PageRef struct {
 	Page       int    `json:"page"`
 }
 
-// pageItem is a resolved PageRef of job number job: 32 bytes, so that a
-// call's items stay half a cache line each. Resolving writes one item per
-// page of the call; with the 48-byte item it replaced (a job and a page of
-// 8 bytes each and the page's size) resolving 262,144 references took
-// 11.8 ns a page against 2.0 on the 2-core development VM, a loop bound by
-// its stores.
+// pageItem is a resolved PageRef of job number job: 32 bytes, half a
+// cache line, since a call's resolving writes one per page (resolveRange).
 type pageItem struct {
 	job  int32
 	page int32
@@ -220,19 +216,24 @@ func (it pageItem) bytes() int64 { return it.pool.pageBytes }
 // regions is the number of regions of the item's page.
 func (it pageItem) regions() int { return len(it.pool.group.RegionBytes) }
 
-// resolvePage checks reference r (the i-th of its job) and resolves it;
-// a reference to a page that does not exist is an error, never a silent
-// drop.
-func resolvePage(pools []*PagePool, job, i int, r PageRef) (pageItem, error) {
-	if r.Key == "" {
-		return pageItem{}, fmt.Errorf("page %d: empty key", i)
+// resolvePage resolves reference r of job number job; false when it
+// names no page (badRef says why: a bad reference is an error, never a
+// silent drop). It inlines into the resolving's loop (resolveRange).
+func resolvePage(pools []*PagePool, job int, r PageRef) (pageItem, bool) {
+	if r.Key == "" || uint(r.LayerGroup) >= uint(len(pools)) || uint(r.Page) >= uint(pools[r.LayerGroup].pages) {
+		return pageItem{}, false
 	}
-	if r.LayerGroup < 0 || r.LayerGroup >= len(pools) {
-		return pageItem{}, fmt.Errorf("page %d (%q): layer group %d, want 0 to %d", i, r.Key, r.LayerGroup, len(pools)-1)
+	return pageItem{job: int32(job), key: r.Key, pool: pools[r.LayerGroup], page: int32(r.Page)}, true
+}
+
+// badRef says what is wrong with reference r, the i-th of its job.
+func badRef(pools []*PagePool, i int, r PageRef) error {
+	switch {
+	case r.Key == "":
+		return fmt.Errorf("page %d: empty key", i)
+	case r.LayerGroup < 0 || r.LayerGroup >= len(pools):
+		return fmt.Errorf("page %d (%q): layer group %d, want 0 to %d", i, r.Key, r.LayerGroup, len(pools)-1)
 	}
 	p := pools[r.LayerGroup]
-	if r.Page < 0 || r.Page >= p.pages {
-		return pageItem{}, fmt.Errorf("page %d (%q): GPU page %d of layer group %d, want 0 to %d", i, r.Key, r.Page, r.LayerGroup, p.pages-1)
-	}
-	return pageItem{job: int32(job), key: r.Key, pool: p, page: int32(r.Page)}, nil
+	return fmt.Errorf("page %d (%q): GPU page %d of layer group %d, want 0 to %d", i, r.Key, r.Page, r.LayerGroup, p.pages-1)
 }

@@ -1,6 +1,7 @@
 package transfer
 
 import (
+	"errors"
 	"math"
 	"runtime"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kvctl/kvctl/cuda"
 	"github.com/kvctl/kvctl/internal/crew"
 )
 
@@ -117,6 +119,32 @@ func TestResolveAllSplitsOneJob(t *testing.T) {
 	}
 }
 
+// TestResolveAllNamesBadReferences checks each kind of bad reference
+// (negative numbers included) is refused with its page, key and range.
+func TestResolveAllNamesBadReferences(t *testing.T) {
+	f := newFixture(t, 16, newMapStore()) // two layer groups of 16 pages
+	cr := crew.New(1, crew.DefaultPark, nil)
+	defer cr.Close()
+	tests := []struct {
+		ref  PageRef
+		want string
+	}{
+		{PageRef{Key: ""}, "page 2: empty key"},
+		{PageRef{Key: "k", LayerGroup: 2}, `page 2 ("k"): layer group 2, want 0 to 1`},
+		{PageRef{Key: "k", LayerGroup: -1}, `page 2 ("k"): layer group -1, want 0 to 1`},
+		{PageRef{Key: "k", LayerGroup: 1, Page: 16}, `page 2 ("k"): GPU page 16 of layer group 1, want 0 to 15`},
+		{PageRef{Key: "k", Page: -1}, `page 2 ("k"): GPU page -1 of layer group 0, want 0 to 15`},
+	}
+	for _, tt := range tests {
+		refs := [][]PageRef{refs16(0, 4), refs16(1, 4)}
+		refs[1][2] = tt.ref
+		_, bad, err := resolveAll(cr, nil, f.pools, len(refs), func(j int) []PageRef { return refs[j] }, nil)
+		if bad != 1 || err == nil || err.Error() != tt.want || !errors.Is(err, errBadRef) {
+			t.Errorf("resolveAll with %+v = job %d, %v; want job 1, %q", tt.ref, bad, err, tt.want)
+		}
+	}
+}
+
 // TestResolveAllRefusesJobsPastInt32 checks that a call of more jobs than a
 // pageItem's job can count fails at the first job past it, with meanwhile
 // run and no reference read.
@@ -149,4 +177,36 @@ func TestResolveParts(t *testing.T) {
 			t.Errorf("resolveParts(%d, %d) = %d, want %d", tt.total, tt.threads, got, tt.want)
 		}
 	}
+}
+
+// BenchmarkResolveRange resolves the references of a GiB of 4 KiB pages
+// (262,144, in 8,192 jobs of 32) on one goroutine; ns/page is the time
+// per reference.
+func BenchmarkResolveRange(b *testing.B) {
+	dev, err := cuda.Open("host")
+	if err != nil {
+		b.Fatal(err)
+	}
+	const pages, per = 262144, 32
+	pool, err := NewPagePool(dev, LayerGroup{RegionBytes: []int64{2048, 2048}}, pages)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ClosePagePools([]*PagePool{pool})
+	refs := make([]PageRef, pages)
+	for i := range refs {
+		refs[i] = PageRef{Key: "bench-key-" + strconv.Itoa(i), Page: i}
+	}
+	offs := make([]int, pages/per+1)
+	for j := range pages / per {
+		offs[j+1] = offs[j] + per
+	}
+	pagesOf := func(j int) []PageRef { return refs[j*per : (j+1)*per] }
+	items, pools := make([]pageItem, pages), []*PagePool{pool}
+	for b.Loop() {
+		if f := resolveRange(items, pools, offs, pagesOf, 0, pages); f.err != nil {
+			b.Fatal(f.err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/pages, "ns/page")
 }
