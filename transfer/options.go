@@ -189,7 +189,7 @@ func (o Options) parallelFor(workers int, save bool) int {
 func (o Options) maxPageBytes() int64 {
 	var m int64
 	for _, p := range o.Pools {
-		m = max(m, p.group.PageBytes())
+		m = max(m, p.pageBytes)
 	}
 	return m
 }

@@ -32,7 +32,7 @@ func NewPagePool(dev cuda.Device, group LayerGroup, pages int) (*PagePool, error
 	p := &PagePool{dev: dev, group: group, pages: pages, bytes: pb * int64(pages), pageBytes: pb}
 	base, err := dev.Alloc(p.bytes)
 	if err != nil {
-		return nil, fmt.Errorf("page pool of %d pages of %d bytes: %w", pages, group.PageBytes(), err)
+		return nil, fmt.Errorf("page pool of %d pages of %d bytes: %w", pages, pb, err)
 	}
 	p.base = base
 	off := int64(0)

@@ -20,10 +20,7 @@ import (
 func TestResolveAllParallel(t *testing.T) {
 	f := newFixture(t, 16, newMapStore())
 	const jobs, per = 1200, 40 // 48,000 pages: several goroutines
-	refs := make([][]PageRef, jobs)
-	for j := range refs {
-		refs[j] = refs16(j, per)
-	}
+	refs := jobsRefs16(jobs, per)
 	cr := crew.New(3, crew.DefaultPark, nil)
 	defer cr.Close()
 	items, bad, err := resolveAll(cr, nil, f.pools, jobs, func(j int) []PageRef { return refs[j] }, nil)
@@ -49,10 +46,7 @@ func TestResolveAllParallel(t *testing.T) {
 func TestResolveAllRunsMeanwhileAsTheCrewResolves(t *testing.T) {
 	f := newFixture(t, 16, newMapStore())
 	const jobs, per = 400, 40 // 16,000 pages: several parts
-	refs := make([][]PageRef, jobs)
-	for j := range refs {
-		refs[j] = refs16(j, per)
-	}
+	refs := jobsRefs16(jobs, per)
 	var looked atomic.Int64 // pagesOf's calls: jobs of them before the post
 	pagesOf := func(j int) []PageRef { looked.Add(1); return refs[j] }
 	cr := crew.New(3, crew.DefaultPark, nil)
@@ -86,6 +80,15 @@ func refs16(j, n int) []PageRef {
 		out[i] = PageRef{Key: "r-" + strconv.Itoa(j*n+i), Page: (j*n + i) % 16}
 	}
 	return out
+}
+
+// jobsRefs16 is the references of jobs jobs of per pages each (refs16).
+func jobsRefs16(jobs, per int) [][]PageRef {
+	refs := make([][]PageRef, jobs)
+	for j := range refs {
+		refs[j] = refs16(j, per)
+	}
+	return refs
 }
 
 // TestResolveAllSplitsOneJob resolves one job large enough to be split
