@@ -22,8 +22,10 @@
 # follows: per goal and configuration, each round's median ratio, the
 # range of every timed transfer, the bar, and "met" when every round's
 # median reached it. A run during which other programs kept half a core or
-# more busy (kvctl's others_busy_cores) is marked "busy": its figure is
-# not a quiet machine's (docs/bench.md, "Other programs").
+# more busy (kvctl's others_busy_cores) is marked "busy", and one during
+# which the hypervisor gave a twentieth of a core or more to other guests
+# (steal_cores, as kvctl bench warns) "steal", with each round's most:
+# its figure is not a quiet machine's (docs/bench.md, "Other programs").
 set -euo pipefail
 
 if [[ $# -ne 2 ]]; then
@@ -58,6 +60,7 @@ command -v python3 >/dev/null || exit 0
 python3 - "$out" "$rounds" <<'EOF'
 import json, sys
 out, rounds = sys.argv[1], int(sys.argv[2])
+STOLEN = 0.05  # cores, stealWarn of cmd/bench_print.go
 
 def goal(run):
     """The goal, the configuration's name and its bar; rows sort by goal,
@@ -81,15 +84,18 @@ for r in range(1, rounds + 1):
         for run in data.get("runs", [data]):
             g, name, bar = goal(run)
             key = (g, name.split(",")[0], run["async"] and run["workers"], run["regions_per_page"], run["page_bytes"], name)
-            row = rows.setdefault(key, {"bar": bar, "medians": [], "all": [], "busy": False})
+            row = rows.setdefault(key, {"bar": bar, "medians": [], "all": [], "busy": False, "steal": {}})
             row["medians"].append(run["ratio_to_baseline"])
             row["all"] += [run.get("ratio_min", run["ratio_to_baseline"]), run.get("ratio_max", run["ratio_to_baseline"])]
             row["busy"] |= run.get("others_busy_cores", 0) >= 0.5
+            row["steal"][r] = max(row["steal"].get(r, 0), run.get("steal_cores", 0))
 
 print(f"issue 16's goals: each round's median ratio to the baseline (range of every transfer), {rounds} round(s)")
 for (g, *_, name), row in sorted(rows.items()):
     medians = ", ".join("%.2f" % m for m in row["medians"])
     met = "met" if min(row["medians"]) >= row["bar"] else "not met"
     busy = "  busy" if row["busy"] else ""
-    print(f"  goal {g}  {name:50} {medians} ({min(row['all']):.2f}-{max(row['all']):.2f})  bar {row['bar']:.2f}  {met}{busy}")
+    steals = row["steal"].values()
+    steal = "  steal " + ", ".join("%.2f" % c for c in steals) if max(steals) >= STOLEN else ""
+    print(f"  goal {g}  {name:50} {medians} ({min(row['all']):.2f}-{max(row['all']):.2f})  bar {row['bar']:.2f}  {met}{busy}{steal}")
 EOF

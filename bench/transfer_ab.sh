@@ -20,7 +20,9 @@
 # size, each build's median ratio to the baseline over the rounds, and the
 # range of every timed transfer, and the most cores other programs kept
 # busy during either build's timed transfers (others_busy_cores) where the
-# builds report it.
+# builds report it, and the most time the hypervisor gave other guests
+# (steal_cores) where some run lost a twentieth of a core or more
+# (cmd/bench_print.go, stealWarn).
 set -euo pipefail
 
 if [[ $# -ne 3 ]]; then
@@ -76,10 +78,13 @@ for d in ("load", "save"):
                 cell["all"] += [run.get("ratio_min", run["ratio_to_baseline"]), run.get("ratio_max", run["ratio_to_baseline"])]
                 if "others_busy_cores" in run:
                     cell.setdefault("others", []).append(run["others_busy_cores"])
+                cell.setdefault("steal", []).append(run.get("steal_cores", 0))
     print(f"{d}: median ratio to the baseline over {rounds} rounds (range of every transfer), new / old")
     for (path, page), cells in sorted(rows.items()):
         fmt = lambda c: "%.2f (%.2f-%.2f)" % (statistics.median(c["median"]), min(c["all"]), max(c["all"]))
         others = [max(c["others"]) for c in (cells["new"], cells["old"]) if c.get("others")]
         busy = "  others busy up to %.2f cores" % max(others) if others else ""
+        steal = max(max(c["steal"]) for c in (cells["new"], cells["old"]))
+        busy += "  steal up to %.2f cores" % steal if steal >= 0.05 else ""
         print(f"  {path:6} {page // 1024:5d} KiB  {fmt(cells['new'])} / {fmt(cells['old'])}{busy}")
 EOF
