@@ -88,7 +88,7 @@ func warnDisturbed(ios *IOStreams, rs []transfer.BenchResult) {
 	warnRuns(ios, rs, others, othersBusyWarn, "other programs kept up to %.2f cores busy during %s: "+
 		"transfers whose copy threads need those cores move less")
 	warnRuns(ios, rs, steal, stealWarn, "the hypervisor gave up to %.2f cores' time to other guests during %s: "+
-		"its transfers stalled while their threads waited for their CPUs")
+		"transfers stall while their threads wait for their CPUs")
 }
 
 // warnRuns writes one warning, format's two verbs the most and which runs,
