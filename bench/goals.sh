@@ -60,6 +60,7 @@ command -v python3 >/dev/null || exit 0
 python3 - "$out" "$rounds" <<'EOF'
 import json, sys
 out, rounds = sys.argv[1], int(sys.argv[2])
+BUSY = 0.5  # cores, othersBusyWarn of cmd/bench_print.go
 STOLEN = 0.05  # cores, stealWarn of cmd/bench_print.go
 
 def goal(run):
@@ -87,7 +88,7 @@ for r in range(1, rounds + 1):
             row = rows.setdefault(key, {"bar": bar, "medians": [], "all": [], "busy": False, "steal": {}})
             row["medians"].append(run["ratio_to_baseline"])
             row["all"] += [run.get("ratio_min", run["ratio_to_baseline"]), run.get("ratio_max", run["ratio_to_baseline"])]
-            row["busy"] |= run.get("others_busy_cores", 0) >= 0.5
+            row["busy"] |= run.get("others_busy_cores", 0) >= BUSY
             row["steal"][r] = max(row["steal"].get(r, 0), run.get("steal_cores", 0))
 
 print(f"issue 16's goals: each round's median ratio to the baseline (range of every transfer), {rounds} round(s)")

@@ -67,6 +67,7 @@ command -v python3 >/dev/null || exit 0
 python3 - "$out" "$rounds" <<'EOF'
 import json, statistics, sys
 out, rounds = sys.argv[1], int(sys.argv[2])
+STOLEN = 0.05  # cores, stealWarn of cmd/bench_print.go
 for d in ("load", "save"):
     rows = {}
     for build in ("new", "old"):
@@ -85,6 +86,6 @@ for d in ("load", "save"):
         others = [max(c["others"]) for c in (cells["new"], cells["old"]) if c.get("others")]
         busy = "  others busy up to %.2f cores" % max(others) if others else ""
         steal = max(max(c["steal"]) for c in (cells["new"], cells["old"]))
-        busy += "  steal up to %.2f cores" % steal if steal >= 0.05 else ""
+        busy += "  steal up to %.2f cores" % steal if steal >= STOLEN else ""
         print(f"  {path:6} {page // 1024:5d} KiB  {fmt(cells['new'])} / {fmt(cells['old'])}{busy}")
 EOF

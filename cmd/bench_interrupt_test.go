@@ -41,7 +41,7 @@ func TestBenchSweepInterrupted(t *testing.T) {
 	if got := run(ctx, ios, args); got != ExitInterrupted {
 		t.Fatalf("run(%q) = %d, want %d; stderr: %s", args, got, ExitInterrupted, errOut)
 	}
-	if want := "kvctl: interrupted after 1 of 3 runs\n"; withoutOthersWarning(errOut.String()) != want {
+	if want := "kvctl: interrupted after 1 of 3 runs\n"; withoutMachineWarnings(errOut.String()) != want {
 		t.Errorf("run(%q) stderr = %q, want %q", args, errOut, want)
 	}
 	var rep struct {
@@ -62,10 +62,10 @@ func TestBenchSweepInterrupted(t *testing.T) {
 	}
 }
 
-// withoutOthersWarning is a bench's stderr without the warnings that other
+// withoutMachineWarnings is a bench's stderr without the warnings that other
 // programs kept the machine busy or the hypervisor took its time, which
 // depend on the machine the test runs on (docs/bench.md, "Other programs").
-func withoutOthersWarning(stderr string) string {
+func withoutMachineWarnings(stderr string) string {
 	var kept []string
 	for _, line := range strings.SplitAfter(stderr, "\n") {
 		if !strings.HasPrefix(line, "warning: other programs kept") && !strings.HasPrefix(line, "warning: the hypervisor gave") {

@@ -77,6 +77,8 @@ const othersBusyWarn = 0.5
 // 0 to 0.02, and an H200's runs that lost 0.06 to 0.44 moved 0.21 to 0.84 of
 // the link where the same configurations moved 0.83 to 0.95 in another round
 // (docs/benchmarks.md, "Issue 16's goals on the H200 at fc56af2").
+// bench/goals.sh and bench/transfer_ab.sh mark rows by this figure and
+// othersBusyWarn (their BUSY and STOLEN): change them together.
 const stealWarn = 0.05
 
 // warnDisturbed warns on stderr, a line each, when other programs kept
